@@ -1,0 +1,93 @@
+"""nano-course: the instructor's command line (build, student, grade) and the authors' (notebooks, check)."""
+
+import argparse
+import sys
+from pathlib import Path
+
+DEFAULT_COURSE = Path("build/course")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="nano-course", description=__doc__)
+    commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+
+    build = commands.add_parser("build", help="write the nbgrader course: source, release, gradebook")
+    build.add_argument("--out", type=Path, default=DEFAULT_COURSE, help="course folder (default: %(default)s)")
+
+    student = commands.add_parser("student", help="write a fresh student workspace (the release) at DIR")
+    student.add_argument("dir", type=Path)
+    student.add_argument("--course", type=Path, default=None,
+                         help="take the release of this built course (default: build one in a temporary folder)")
+
+    grade = commands.add_parser("grade", help="autograde every submission in SUBMISSIONS; write grades.csv")
+    grade.add_argument("submissions", type=Path, help="a folder holding one folder per student")
+    grade.add_argument("--course", type=Path, default=DEFAULT_COURSE, help="course folder (default: %(default)s)")
+
+    nbs = commands.add_parser("notebooks", help="build lectures/NN-*.ipynb from lectures/src/*.md")
+    nbs.add_argument("--check", action="store_true", help="only report notebooks that are out of date")
+
+    check = commands.add_parser("check", help="run lecture NN against the reference and the stubs")
+    check.add_argument("lecture", help="two digits, e.g. 02")
+
+    args = parser.parse_args(argv)
+    try:
+        return COMMANDS[args.command](args)
+    except (OSError, ValueError, RuntimeError) as exc:  # ReleaseError is a RuntimeError
+        print(f"nano-course {args.command}: {exc}", file=sys.stderr)
+        return 1
+
+
+def _build(args) -> int:
+    from autograder import release
+
+    folder = release.build_course(args.out)
+    print(f"built the course in {args.out.resolve()}: release in {folder}")
+    return 0
+
+
+def _student(args) -> int:
+    import tempfile
+
+    from autograder import release
+
+    if args.course is not None:
+        workspace = release.make_workspace(args.course / "release" / release.ASSIGNMENT, args.dir)
+    else:
+        with tempfile.TemporaryDirectory(prefix="nano-course-") as tmp:
+            workspace = release.make_workspace(release.build_course(Path(tmp)), args.dir)
+    print(f"student workspace ready in {workspace}\n"
+          f"next: cd {workspace} && ./ok 00 && jupyter lab 01-shape-of-an-agent.ipynb")
+    return 0
+
+
+def _grade(args) -> int:
+    from autograder import grade
+
+    if not args.submissions.is_dir():
+        raise OSError(f"{args.submissions} is not a folder of submissions")
+    grade.grade_all(args.submissions, args.course)
+    return 0
+
+
+def _notebooks(args) -> int:
+    from autograder import notebooks
+
+    stale = notebooks.sync(check=args.check)
+    if args.check:
+        print("\n".join(f"out of date: lectures/{n}" for n in stale) or "all notebooks match their sources")
+        return 1 if stale else 0
+    print("\n".join(f"wrote lectures/{n}" for n in stale) or "all notebooks already match their sources")
+    return 0
+
+
+def _check(args) -> int:
+    from autograder.check import check_lecture
+
+    return 0 if check_lecture(args.lecture) else 1
+
+
+COMMANDS = {"build": _build, "student": _student, "grade": _grade,
+            "notebooks": _notebooks, "check": _check}
+
+if __name__ == "__main__":
+    sys.exit(main())

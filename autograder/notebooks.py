@@ -1,0 +1,134 @@
+"""Lecture notebooks: built from their readable MyST sources, and the shapes nbgrader needs.
+
+`lectures/src/NN-name.md` is what authors write and review; `lectures/NN-name.ipynb` is derived
+from it by `nano-course notebooks` (never edited by hand) and `--check` fails when the two
+disagree. Cell metadata may use a short form of nbgrader's: `grade_id` plus `points` makes a
+graded test cell, `grade_id` plus `solution: true` an answer cell; the rest is filled in here.
+"""
+
+import copy
+from pathlib import Path
+from typing import Any
+
+import nbformat
+
+ROOT = Path(__file__).resolve().parent.parent
+LECTURES = ROOT / "lectures"
+KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
+REFERENCE_TAG = "reference"  # markdown cells for the instructor only; the release drops them
+
+
+def nbgrader_metadata(short: dict[str, Any], cell_type: str) -> dict[str, Any]:
+    """Complete nbgrader cell metadata from the short form an author writes."""
+    meta = dict(short)
+    if "grade_id" not in meta:
+        raise ValueError(f"nbgrader metadata without a grade_id: {short}")
+    meta.setdefault("solution", False)
+    meta.setdefault("grade", "points" in meta)
+    if meta["grade"] and "points" not in meta:
+        raise ValueError(f"graded cell {meta['grade_id']!r} has no points")
+    meta.setdefault("locked", not meta["solution"])
+    meta.setdefault("task", False)
+    meta["schema_version"] = 3
+    if cell_type == "markdown" and meta["grade"] and not meta["solution"]:
+        raise ValueError(f"markdown cell {meta['grade_id']!r}: a graded markdown cell must be an answer")
+    return meta
+
+
+def build(source: Path) -> nbformat.NotebookNode:
+    """The notebook for one MyST source: no outputs, kernelspec set, nbgrader metadata complete."""
+    import jupytext
+
+    nb = jupytext.read(source)
+    nb.metadata = {"kernelspec": dict(KERNELSPEC),
+                   "language_info": {"name": "python", "pygments_lexer": "ipython3"}}
+    seen: set[str] = set()
+    for index, cell in enumerate(nb.cells):
+        if "nbgrader" in cell.metadata:
+            cell.metadata["nbgrader"] = nbgrader_metadata(cell.metadata["nbgrader"], cell.cell_type)
+            grade_id = cell.metadata["nbgrader"]["grade_id"]
+            if grade_id in seen:
+                raise ValueError(f"{source.name}: grade_id {grade_id!r} is used twice")
+            seen.add(grade_id)
+            cell["id"] = grade_id.replace("_", "-")
+        else:
+            cell["id"] = f"cell-{index:03d}"
+        if cell.cell_type == "code":
+            cell.outputs, cell.execution_count = [], None
+    nbformat.validate(nb)
+    return nb
+
+
+def render(nb: nbformat.NotebookNode) -> str:
+    return nbformat.writes(nb) + "\n"
+
+
+def sources(folder: Path = LECTURES) -> list[Path]:
+    return sorted((folder / "src").glob("[0-9][0-9]-*.md"))
+
+
+def sync(folder: Path = LECTURES, check: bool = False) -> list[str]:
+    """Write each lecture's .ipynb from its source; with `check`, only list those out of date."""
+    stale = []
+    for source in sources(folder):
+        target = folder / f"{source.stem}.ipynb"
+        text = render(build(source))
+        if not target.exists() or target.read_text(encoding="utf-8") != text:
+            stale.append(target.name)
+            if not check:
+                target.write_text(text, encoding="utf-8")
+    return stale
+
+
+def points(nb: nbformat.NotebookNode) -> dict[str, float]:
+    """grade_id -> points of every graded cell in a notebook."""
+    return {c.metadata["nbgrader"]["grade_id"]: float(c.metadata["nbgrader"]["points"])
+            for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")}
+
+
+def strip_reference(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
+    """A copy of `nb` without the cells tagged for the instructor only."""
+    out = copy.deepcopy(nb)
+    out.cells = [c for c in out.cells if REFERENCE_TAG not in c.metadata.get("tags", [])]
+    return out
+
+
+def load(path: Path) -> nbformat.NotebookNode:
+    return nbformat.read(path, as_version=4)
+
+
+
+def execute(nb: nbformat.NotebookNode, cwd: Path, timeout: int = 120) -> list[str | None]:
+    """Run `nb` in a fresh kernel in `cwd`, as nbgrader does (errors do not stop later cells).
+
+    Returns, per cell, None if it ran clean (or is markdown), else the error's one-line summary.
+    Demo cells see NANO_HEADLESS=1, so nothing waits for a click.
+    """
+    import os
+
+    from nbclient import NotebookClient
+
+    nb = copy.deepcopy(nb)
+    previous = os.environ.get("NANO_HEADLESS")
+    os.environ["NANO_HEADLESS"] = "1"
+    try:
+        NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=True,
+                       resources={"metadata": {"path": str(cwd)}}).execute()
+    finally:
+        if previous is None:
+            os.environ.pop("NANO_HEADLESS", None)
+        else:
+            os.environ["NANO_HEADLESS"] = previous
+    problems: list[str | None] = []
+    for cell in nb.cells:
+        errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+        stderr = [o for o in cell.get("outputs", [])
+                  if o.get("output_type") == "stream" and o.get("name") == "stderr"]
+        if errors:
+            problems.append(f"{errors[0]['ename']}: {errors[0]['evalue']}"[:200])
+        elif stderr and cell.metadata.get("nbgrader", {}).get("grade"):
+            problems.append("wrote to stderr (nbgrader scores such a cell 0): "
+                            + "".join(o["text"] for o in stderr)[:150].replace("\n", " "))
+        else:
+            problems.append(None)
+    return problems

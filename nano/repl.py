@@ -1,0 +1,87 @@
+"""The REPL: type a request, watch nano work, type the next one; one conversation throughout.
+
+Lecture 06 writes `main`, the outer loop around `agent_loop`. Given: `explain`, which turns an
+exception from a failed turn into one sentence a person can act on. `python -m nano` runs
+`main` in a terminal.
+"""
+
+import asyncio
+
+from anthropic.types import MessageParam
+
+from nano.gate import Asker, TerminalAsker
+from nano.loop import agent_loop
+from nano.model import MODEL, Model, call_model
+from nano.protocol import ProtocolError, check_messages
+
+
+def explain(exc: BaseException) -> str:
+    """Say in one sentence what went wrong in a turn, and what to do about it if anything."""
+    import anthropic
+
+    if isinstance(exc, (KeyboardInterrupt, asyncio.CancelledError)):
+        return "Interrupted."
+    if isinstance(exc, anthropic.AuthenticationError):
+        return "The API key was rejected: check ANTHROPIC_API_KEY."
+    if isinstance(exc, anthropic.PermissionDeniedError):
+        return "This API key may not use that model or feature."
+    if isinstance(exc, anthropic.NotFoundError):
+        return f"The API does not know the model {MODEL!r}: set NANO_MODEL to a current model id."
+    if isinstance(exc, anthropic.RateLimitError):
+        return "Rate limited by the API: wait a minute, then try again."
+    if isinstance(exc, anthropic.InternalServerError):
+        return "The API is overloaded or failing right now: try again shortly."
+    if isinstance(exc, anthropic.APITimeoutError):
+        return "The API did not answer in time: try again."
+    if isinstance(exc, anthropic.APIConnectionError):
+        return "Could not reach the API: check your network connection."
+    if isinstance(exc, anthropic.BadRequestError):
+        return f"The API rejected the request: {getattr(exc, 'message', exc)}"
+    if isinstance(exc, TypeError) and "authentication" in str(exc).lower():
+        return "No API key: set ANTHROPIC_API_KEY (export ANTHROPIC_API_KEY=sk-ant-...)."
+    if isinstance(exc, EOFError):
+        return "Input ended before the question was answered."
+    return f"{type(exc).__name__}: {exc}"
+
+
+async def main(ask: Asker | None = None, model: Model = call_model,
+               messages: list[MessageParam] | None = None) -> list[MessageParam]:
+    """Read requests with ask.question("> ") and run each through agent_loop; return the history.
+
+    Uses TerminalAsker() when `ask` is None and a new list when `messages` is None; every line
+    goes onto that one list, which lives across lines. Skips blank lines; stops at EOFError or
+    the line "exit". When a turn fails (the model or the asker raises, or Ctrl-C), prints
+    "error: " + explain(exc) on one line, pops the unfinished tail of `messages` until
+    check_messages(messages, at_rest=True) holds, and reads the next line. A turn cut off by the
+    turn limit is reported and repaired the same way.
+    """
+    ### BEGIN SOLUTION
+    ask = TerminalAsker() if ask is None else ask
+    messages = [] if messages is None else messages
+    while True:
+        try:
+            line = (await ask.question("> ")).strip()
+        except (EOFError, KeyboardInterrupt):
+            break
+        if not line:
+            continue
+        if line == "exit":
+            break
+        messages.append({"role": "user", "content": line})
+        try:
+            status = await agent_loop(messages, ask, model)
+            if status == "max_turns":
+                print("error: stopped after the turn limit; the unfinished turn was dropped.")
+        except (Exception, KeyboardInterrupt, asyncio.CancelledError) as exc:
+            print(f"error: {explain(exc)}")
+            current = asyncio.current_task()
+            if isinstance(exc, asyncio.CancelledError) and current is not None:
+                current.uncancel()
+        while messages:
+            try:
+                check_messages(messages, at_rest=True)
+                break
+            except ProtocolError:
+                messages.pop()
+    return messages
+    ### END SOLUTION

@@ -1,0 +1,127 @@
+"""Stand-ins for the model and the human, so that every check runs offline and the same each time.
+
+Given, used by the notebooks, the visible checks and the hidden tests alike. `scripted_model`
+plays back replies that are real `anthropic.types.Message` objects, so code under test cannot
+tell them from the API's; `scripted_asker` answers the gate from a list; `no_asker` fails the
+test if the gate is consulted at all.
+"""
+
+import contextlib
+import copy
+import itertools
+import os
+import tempfile
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+_ids = itertools.count(1)
+
+
+class ScriptExhausted(AssertionError):
+    """The code under test called the model (or asked the human) more often than scripted."""
+
+
+def text(value: str) -> dict[str, Any]:
+    """A text block, as the model would send it: text("Done.")."""
+    return {"type": "text", "text": value}
+
+
+def tool_use(id: str, name: str, input: dict[str, Any]) -> dict[str, Any]:
+    """A tool_use block: tool_use("toolu_1", "read_file", {"path": "a.txt"})."""
+    return {"type": "tool_use", "id": id, "name": name, "input": input}
+
+
+def reply(*blocks: dict[str, Any], stop_reason: str | None = None) -> Any:
+    """A real anthropic.types.Message holding `blocks`, as the API would return it.
+
+    stop_reason defaults to "tool_use" when a block asks for a tool and "end_turn" otherwise.
+    """
+    from anthropic.types import Message
+
+    if stop_reason is None:
+        stop_reason = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"
+    return Message.model_validate({
+        "id": f"msg_scripted_{next(_ids):04d}",
+        "type": "message",
+        "role": "assistant",
+        "model": "scripted",
+        "content": [copy.deepcopy(b) for b in blocks],
+        "stop_reason": stop_reason,
+        "stop_sequence": None,
+        "usage": {"input_tokens": 0, "output_tokens": 0},
+    })
+
+
+class ScriptedModel:
+    """Returns the scripted replies in order, one per call; keeps what it was sent in `.seen`."""
+
+    def __init__(self, replies: Iterable[Any]):
+        self.replies = list(replies)
+        self.seen: list[list[Any]] = []
+
+    async def __call__(self, messages: list[Any]) -> Any:
+        self.seen.append(copy.deepcopy(list(messages)))
+        if len(self.seen) > len(self.replies):
+            raise ScriptExhausted(f"the model was called {len(self.seen)} times, but the script "
+                                  f"has only {len(self.replies)} replies")
+        return self.replies[len(self.seen) - 1]
+
+    @property
+    def calls(self) -> int:
+        return len(self.seen)
+
+
+def scripted_model(replies: Iterable[Any]) -> ScriptedModel:
+    """A fake model for agent_loop: scripted_model([reply(text("hi"))])."""
+    return ScriptedModel(replies)
+
+
+class ScriptedAsker:
+    """Answers each question with the next scripted answer; records the prompts it was shown."""
+
+    def __init__(self, answers: Iterable[str]):
+        self.answers = list(answers)
+        self.prompts: list[str] = []
+
+    async def question(self, prompt: str) -> str:
+        self.prompts.append(prompt)
+        if len(self.prompts) > len(self.answers):
+            raise EOFError(f"asked {len(self.prompts)} questions, but only {len(self.answers)} "
+                           "answers were scripted")
+        return self.answers[len(self.prompts) - 1]
+
+
+def scripted_asker(answers: Iterable[str]) -> ScriptedAsker:
+    """A fake human: scripted_asker(["y", "n"]) says y, then n, then raises EOFError."""
+    return ScriptedAsker(answers)
+
+
+class NoAsker:
+    """An asker for code that must not ask: every question fails the test (and is recorded)."""
+
+    def __init__(self) -> None:
+        self.prompts: list[str] = []
+
+    async def question(self, prompt: str) -> str:
+        self.prompts.append(prompt)
+        raise AssertionError(f"the gate should not have been consulted, but it asked: {prompt!r}")
+
+
+no_asker = NoAsker()
+
+
+@contextlib.contextmanager
+def scratch_dir(files: dict[str, str] | None = None) -> Iterator[Path]:
+    """Work in a new empty temporary directory holding `files` ({path: text}), then come back."""
+    home = os.getcwd()
+    with tempfile.TemporaryDirectory(prefix="nano-") as tmp:
+        for name, content in (files or {}).items():
+            target = Path(tmp, name)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_text(content, encoding="utf-8")
+        os.chdir(tmp)
+        try:
+            yield Path(tmp)
+        finally:
+            os.chdir(home)

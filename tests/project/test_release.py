@@ -1,0 +1,178 @@
+"""From source to release to grade: are solutions stubbed, hidden tests kept back, grades right?"""
+
+import ast
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder import grade, notebooks, release
+from autograder.release import BEGIN, END, STUDENT_FUNCTIONS, ReleaseError, stub_source
+
+ROOT = release.ROOT
+
+
+def solution_lines() -> set[str]:
+    """Every distinctive line of the reference solution (short ones like `return x` would match anywhere)."""
+    lines = set()
+    for module in STUDENT_FUNCTIONS:
+        inside = False
+        for line in (ROOT / "nano" / module).read_text().splitlines():
+            if line.strip() == BEGIN:
+                inside = True
+            elif line.strip() == END:
+                inside = False
+            elif inside and len(line.strip()) >= 25 and not line.strip().startswith("#"):
+                lines.add(line.strip())
+    return lines
+
+
+def test_stubs_keep_signature_and_docstring_and_only_raise():
+    for module, functions in STUDENT_FUNCTIONS.items():
+        source = (ROOT / "nano" / module).read_text()
+        original = {f.name: f for f in ast.walk(ast.parse(source)) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        stubbed = {f.name: f for f in ast.walk(ast.parse(stub_source(source, module))) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+        assert set(original) == set(stubbed), module
+        for name, lecture in functions.items():
+            before, after = original[name], stubbed[name]
+            assert ast.dump(before.args) == ast.dump(after.args), f"{name}: signature changed"
+            assert ast.dump(before.returns) == ast.dump(after.returns), f"{name}: return type changed"
+            assert ast.get_docstring(before) == ast.get_docstring(after) and ast.get_docstring(after)
+            raise_stmt = after.body[-1]
+            assert len(after.body) == 2 and isinstance(raise_stmt, ast.Raise), f"{name} is not docstring + raise"
+            message = raise_stmt.exc.args[0].value
+            assert f"Lecture {lecture}" in message and name in message and module in message
+
+
+def test_stub_source_refuses_what_it_cannot_stub():
+    tools = (ROOT / "nano" / "tools.py").read_text()
+    with pytest.raises(ReleaseError, match="without"):
+        stub_source(tools.replace(END, "# end", 1), "tools.py")
+    with pytest.raises(ReleaseError, match="expected exactly one"):
+        stub_source(tools.replace(BEGIN, "# begin", 1).replace(END, "# end", 1), "tools.py")
+    with pytest.raises(ReleaseError, match="not a student function"):
+        stub_source(f"def helper():\n    {BEGIN}\n    return 1\n    {END}\n", "tools.py")
+
+
+def test_every_student_function_raises_not_implemented_in_a_fresh_workspace(fresh_workspace):
+    calls = {"warmup": "()", "read_file": "('a')", "list_files": "()", "run_tool": "('bash', {})",
+             "write_file": "('a', 'b')", "edit_file": "('a', 'b', 'c')", "bash": "('true')",
+             "preview": "('bash', {'command': 'ls'})", "confirm": "(None, 'bash', {})",
+             "call_model": "([])", "agent_loop": "([], None)", "main": "()"}
+    assert set(calls) == {f for functions in STUDENT_FUNCTIONS.values() for f in functions}
+    script = ["import asyncio, inspect, json", "out = {}"]
+    for module, functions in STUDENT_FUNCTIONS.items():
+        for name in functions:
+            script += [f"from nano.{module[:-3]} import {name}", "try:",
+                       f"    r = {name}{calls[name]}",
+                       "    r = asyncio.run(r) if inspect.iscoroutine(r) else r",
+                       f"    out[{name!r}] = 'returned ' + repr(r)",
+                       "except NotImplementedError as e:",
+                       f"    out[{name!r}] = str(e)"]
+    script.append("print(json.dumps(out))")
+    done = subprocess.run([sys.executable, "-c", "\n".join(script)], cwd=fresh_workspace,
+                          capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    said = json.loads(done.stdout)
+    for module, functions in STUDENT_FUNCTIONS.items():
+        for name, lecture in functions.items():
+            assert said[name].startswith(f"Lecture {lecture}: {name} is not implemented"), said[name]
+
+
+def test_no_solution_hidden_test_or_reference_cell_reaches_the_release(course, fresh_workspace):
+    release.check_release(fresh_workspace)
+    hidden, reference = set(), set()
+    for source in sorted((ROOT / "lectures").glob("[0-9][0-9]-*.ipynb")):
+        for cell in notebooks.load(source).cells:
+            if "### BEGIN HIDDEN TESTS" in cell.source:
+                part = cell.source.split("### BEGIN HIDDEN TESTS")[1].split("### END HIDDEN TESTS")[0]
+                hidden |= {line.strip() for line in part.splitlines() if len(line.strip()) >= 25}
+            if notebooks.REFERENCE_TAG in cell.metadata.get("tags", []):
+                reference |= {line.strip() for line in cell.source.splitlines() if len(line.strip()) >= 25}
+    assert hidden, "the lectures have hidden tests"
+    solutions = solution_lines()
+    assert len(solutions) > 20
+    files = [p for p in fresh_workspace.rglob("*") if p.is_file()]
+    for path in files:
+        text = path.read_text(errors="replace")
+        for line in solutions:
+            if path.suffix == ".ipynb":  # prose may quote a line in a hint; code cells may not
+                text = "\n".join(c.source for c in notebooks.load(path).cells if c.cell_type == "code")
+            assert line not in text, f"solution line in the release: {path.name}: {line}"
+        if path.suffix == ".ipynb":
+            for line in hidden | reference:
+                assert line not in text, f"hidden test or reference line in {path.name}: {line}"
+    # Nor may the reference solution sit anywhere in the grading folder, where graded code runs.
+    for path in course.rglob("*.py"):
+        text = path.read_text(errors="replace")
+        assert not any(line in text for line in solutions), f"reference solution in {path}"
+
+
+def test_release_notebooks_sit_at_the_assignment_root_with_the_package(fresh_workspace):
+    names = sorted(p.name for p in fresh_workspace.iterdir())
+    lectures = sorted(p.name for p in (ROOT / "lectures").glob("[0-9][0-9]-*.ipynb"))
+    assert names == sorted([*lectures, "fixtures", "nano", "ok", "tests"])
+    assert sorted(p.name for p in (fresh_workspace / "tests").iterdir()) == sorted(
+        ["conftest.py", *(p.name for p in (ROOT / "tests").glob("test_0[0-6]_*.py"))])
+    assert not (fresh_workspace / "fixtures" / "submissions").exists()
+    for nb_path in fresh_workspace.glob("*.ipynb"):
+        nb = notebooks.load(nb_path)
+        assert nb.metadata["kernelspec"]["name"] == "python3"
+        assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
+
+
+def test_the_course_config_keeps_student_files(course):
+    api = release.nbgrader_api(course)
+    assert api.config.Autograde.exclude_overwriting == {"nano": release.STUDENT_FILES}
+
+
+def test_a_workspace_is_never_written_over(course, tmp_path):
+    (tmp_path / "mine.txt").write_text("precious")
+    with pytest.raises(ReleaseError, match="not empty"):
+        release.make_workspace(course / "release" / "nano", tmp_path)
+    assert (tmp_path / "mine.txt").read_text() == "precious"
+
+
+def test_mini_pipeline_grades_each_behaviour_by_its_points(mini_course, tmp_path):
+    """A perfect, an untouched and a half-done submission, and one that tampers with a helper."""
+    course, lectures = mini_course
+    points = notebooks.points(notebooks.load(lectures / "01-mini.ipynb"))
+    release_dir = course / "release" / "nano"
+    subs = tmp_path / "subs"
+    perfect = release.solve_workspace(release.make_workspace(release_dir, subs / "perfect"),
+                                      lecture_dir=lectures)
+    release.make_workspace(release_dir, subs / "untouched")
+    partial = release.make_workspace(release_dir, subs / "partial")
+    protocol = partial / "nano" / "protocol.py"
+    protocol.write_text(protocol.read_text().replace(
+        "raise NotImplementedError('Lecture 01: warmup", "return 61 * 1000 + 1  # ('"))
+    testing = partial / "nano" / "testing.py"  # tampering with a given helper is undone
+    testing.write_text(testing.read_text() + "\nraise SystemExit('tampered')\n")
+    (subs / "not a valid id").mkdir()
+
+    grades = {g.student: g for g in grade.grade_all(subs, course, echo=lambda *_: None)}
+    assert grades["perfect"].total == sum(points.values())
+    assert grades["untouched"].total == 0
+    assert grades["partial"].total == points["mini_warmup"]
+    assert grades["not a valid id"].problem and grades["not a valid id"].total == 0
+    graded = course / "autograded" / "partial" / "nano" / "nano"
+    assert "tampered" not in (graded / "testing.py").read_text()
+    assert "61 * 1000 + 1" in (graded / "protocol.py").read_text()
+    rows = (course / "grades.csv").read_text().splitlines()
+    assert rows[0] == "student_id,01,total"
+    assert f"perfect,{sum(points.values()):g},{sum(points.values()):g}" in rows
+
+
+@pytest.mark.slow
+def test_real_course_reference_scores_ten_and_untouched_scores_zero(course, tmp_path):
+    release_dir = course / "release" / "nano"
+    expected = {nb.stem[:2]: sum(notebooks.points(notebooks.load(nb)).values())
+                for nb in sorted((ROOT / "lectures").glob("[0-9][0-9]-*.ipynb"))}
+    assert sum(expected.values()) == pytest.approx(10.0)
+    release.solve_workspace(release.make_workspace(release_dir, tmp_path / "subs" / "reference"))
+    release.make_workspace(release_dir, tmp_path / "subs" / "untouched")
+    grades = {g.student: g for g in grade.grade_all(tmp_path / "subs", course, echo=lambda *_: None)}
+    assert grades["reference"].scores == pytest.approx(expected), grades["reference"]
+    assert grades["untouched"].scores == {k: 0.0 for k in expected}, grades["untouched"]
