@@ -56,7 +56,7 @@ def check_messages(messages: Sequence[Any], *, at_rest: bool = False) -> None:
         if i == 0 and role != "user":
             raise ProtocolError(f'{where} is an assistant turn; a conversation starts with the user.')
         if i > 0 and role == messages[i - 1].get("role"):
-            raise ProtocolError(f"{where} is a {role!r} message right after another {role!r} message; "
+            raise ProtocolError(f"{where} is a {role} message right after another {role} message; "
                                 "roles must alternate user, assistant, user, ...")
         if isinstance(content, str):
             blocks: list[Any] = [{"type": "text", "text": content}]
@@ -77,7 +77,7 @@ def check_messages(messages: Sequence[Any], *, at_rest: bool = False) -> None:
                         "tool_result": "the harness answers tools, so tool_result belongs in a "
                                        "user turn"}.get(kind, f"a {role} turn holds only "
                                                           f"{', '.join(sorted(allowed))} blocks")
-                raise ProtocolError(f"{where}.content[{j}] is a {kind!r} block in a {role!r} turn: "
+                raise ProtocolError(f"{where}.content[{j}] is a {kind!r} block in a {role} turn: "
                                     f"{hint}.")
 
         if role == "user":

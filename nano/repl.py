@@ -11,7 +11,8 @@ from anthropic.types import MessageParam
 
 from nano.gate import Asker, TerminalAsker
 from nano.loop import agent_loop
-from nano.model import MODEL, Model, call_model
+import nano.model
+from nano.model import Model, call_model
 from nano.protocol import ProtocolError, check_messages
 
 
@@ -26,7 +27,7 @@ def explain(exc: BaseException) -> str:
     if isinstance(exc, anthropic.PermissionDeniedError):
         return "This API key may not use that model or feature."
     if isinstance(exc, anthropic.NotFoundError):
-        return f"The API does not know the model {MODEL!r}: set NANO_MODEL to a current model id."
+        return f"The API does not know the model {nano.model.MODEL!r}: set NANO_MODEL to a current model id."
     if isinstance(exc, anthropic.RateLimitError):
         return "Rate limited by the API: wait a minute, then try again."
     if isinstance(exc, anthropic.InternalServerError):
@@ -36,7 +37,7 @@ def explain(exc: BaseException) -> str:
     if isinstance(exc, anthropic.APIConnectionError):
         return "Could not reach the API: check your network connection."
     if isinstance(exc, anthropic.BadRequestError):
-        return f"The API rejected the request: {getattr(exc, 'message', exc)}"
+        return f"The API rejected the request: {getattr(exc, 'api_message', None) or exc}"
     if isinstance(exc, TypeError) and "authentication" in str(exc).lower():
         return "No API key: set ANTHROPIC_API_KEY (export ANTHROPIC_API_KEY=sk-ant-...)."
     if isinstance(exc, EOFError):

@@ -18,8 +18,24 @@ from typing import Any
 _ids = itertools.count(1)
 
 
+RUNAWAY_AFTER = 20  # calls past the end of a script before the code under test is stopped
+
+
 class ScriptExhausted(AssertionError):
     """The code under test called the model (or asked the human) more often than scripted."""
+
+
+class Runaway(BaseException):
+    """The code under test kept calling long after its script ended: a loop that never stops.
+
+    A BaseException, so that `except Exception` in the code under test cannot swallow it.
+    """
+
+
+def _stop_runaway(calls: int, scripted: int, what: str) -> None:
+    if calls > scripted + RUNAWAY_AFTER:
+        raise Runaway(f"{what} {calls} times, {calls - scripted} past the end of the script: "
+                      "the code under test never stops")
 
 
 def text(value: str) -> dict[str, Any]:
@@ -61,6 +77,7 @@ class ScriptedModel:
         self.seen: list[list[Any]] = []
 
     async def __call__(self, messages: list[Any]) -> Any:
+        _stop_runaway(len(self.seen) + 1, len(self.replies), "the model was called")
         self.seen.append(copy.deepcopy(list(messages)))
         if len(self.seen) > len(self.replies):
             raise ScriptExhausted(f"the model was called {len(self.seen)} times, but the script "
@@ -85,6 +102,7 @@ class ScriptedAsker:
         self.prompts: list[str] = []
 
     async def question(self, prompt: str) -> str:
+        _stop_runaway(len(self.prompts) + 1, len(self.answers), "the human was asked")
         self.prompts.append(prompt)
         if len(self.prompts) > len(self.answers):
             raise EOFError(f"asked {len(self.prompts)} questions, but only {len(self.answers)} "

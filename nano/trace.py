@@ -165,8 +165,8 @@ class Comparison:
     def _repr_html_(self) -> str:
         rows = []
         for i in range(max(len(self.actual), len(self.expected))):
-            differs = i in self.differences
-            tint, mark = ("#ffd6d6", " <b style='color:#c00'>&ne; differs</b>") if differs else ("#eaf7ea", " &#10003;")
+            tint, mark = (("#ffd6d6", " <b style='color:#c00'>&ne; differs</b>") if i in self.differences
+                          else ("#eaf7ea", " &#10003;"))
             cells = "".join(f"<td style='width:50%;text-align:left;vertical-align:top;padding:4px 8px'>"
                             f"<b>messages[{i}]</b>{mark}{_entry_html(entries, i)}</td>"
                             for entries in (self.actual, self.expected))
@@ -184,7 +184,8 @@ class Comparison:
         lines = [self.summary()]
         for i in self.differences:
             for label, entries in (("produced", self.actual), ("expected", self.expected)):
-                found = [line for line in to_text(entries).splitlines() if line.startswith(f"[{i}] ")]
+                readable = [m if isinstance(m, dict) else {"role": "?", "content": repr(m)} for m in entries]
+                found = [line for line in to_text(readable).splitlines() if line.startswith(f"[{i}] ")]
                 lines += [f"  {label}:"] + [f"    {line}" for line in found or [f"[{i}] (no entry)"]]
         return "\n".join(lines)
 

@@ -162,3 +162,39 @@ def test_nano_is_not_installed_where_graded_code_could_import_it(tmp_path):
     done = subprocess.run([sys.executable, "-c", "import nano"], cwd=tmp_path,
                           capture_output=True, text=True)
     assert done.returncode != 0 and "No module named 'nano'" in done.stderr
+
+
+def test_compare_sets_produced_beside_expected_and_marks_each_difference():
+    from nano.trace import compare
+
+    entries = load_trace().entries
+    assert compare(entries, entries).same and "all match" in compare(entries, entries).summary()
+    changed = [dict(e) for e in entries[:5]]
+    changed[2] = {"role": "user", "content": [result("toolu_WRONG")]}
+    differs = compare(changed, entries)
+    assert differs.differences == [2, 5]
+    assert "entries [2, 5] differ" in repr(differs) and "toolu_WRONG" in repr(differs)
+    assert differs._repr_html_().count("background:#ffd6d6") == 2, "one red row per difference"
+
+
+def test_a_loop_that_never_stops_asking_is_stopped_past_what_except_exception_catches():
+    from nano.testing import RUNAWAY_AFTER, Runaway
+
+    async def keeps_asking(ask):
+        while True:
+            try:
+                await ask.question("> ")
+            except Exception:  # a REPL that wrongly carries on after EOFError
+                pass
+
+    ask = scripted_asker(["hello"])
+    with pytest.raises(Runaway, match="never stops"):
+        asyncio.run(keeps_asking(ask))
+    assert len(ask.prompts) == 1 + RUNAWAY_AFTER
+
+    model = scripted_model([])
+    for _ in range(RUNAWAY_AFTER):
+        with pytest.raises(ScriptExhausted):
+            asyncio.run(model([]))
+    with pytest.raises(Runaway):
+        asyncio.run(model([]))

@@ -15,16 +15,19 @@ ROOT = release.ROOT
 
 
 def solution_lines() -> set[str]:
-    """Every distinctive line of the reference solution (short ones like `return x` would match anywhere)."""
+    """Every distinctive line of the reference solution that the stubbed module does not show anyway."""
     lines = set()
     for module in STUDENT_FUNCTIONS:
+        source = (ROOT / "nano" / module).read_text()
+        given = stub_source(source, module)
         inside = False
-        for line in (ROOT / "nano" / module).read_text().splitlines():
+        for line in source.splitlines():
             if line.strip() == BEGIN:
                 inside = True
             elif line.strip() == END:
                 inside = False
-            elif inside and len(line.strip()) >= 25 and not line.strip().startswith("#"):
+            elif inside and len(line.strip()) >= 25 and not line.strip().startswith("#") \
+                    and line.strip() not in given:
                 lines.add(line.strip())
     return lines
 
@@ -81,29 +84,40 @@ def test_every_student_function_raises_not_implemented_in_a_fresh_workspace(fres
             assert said[name].startswith(f"Lecture {lecture}: {name} is not implemented"), said[name]
 
 
+def code_lines(text: str) -> set[str]:
+    """The lines of `text` worth comparing: stripped, inline comments dropped, not trivially short."""
+    lines = {line.split("  # ")[0].strip() for line in text.splitlines()}
+    return {line for line in lines if len(line) >= 25 and not line.startswith("#")}
+
+
 def test_no_solution_hidden_test_or_reference_cell_reaches_the_release(course, fresh_workspace):
     release.check_release(fresh_workspace)
-    hidden, reference = set(), set()
+    hidden, reference, elsewhere = set(), set(), set()
     for source in sorted((ROOT / "lectures").glob("[0-9][0-9]-*.ipynb")):
         for cell in notebooks.load(source).cells:
-            if "### BEGIN HIDDEN TESTS" in cell.source:
-                part = cell.source.split("### BEGIN HIDDEN TESTS")[1].split("### END HIDDEN TESTS")[0]
-                hidden |= {line.strip() for line in part.splitlines() if len(line.strip()) >= 25}
+            text = cell.source
+            while "### BEGIN HIDDEN TESTS" in text:  # split off each hidden region
+                before, rest = text.split("### BEGIN HIDDEN TESTS", 1)
+                part, text = rest.split("### END HIDDEN TESTS", 1)
+                hidden |= code_lines(part)
+                text = before + text
             if notebooks.REFERENCE_TAG in cell.metadata.get("tags", []):
-                reference |= {line.strip() for line in cell.source.splitlines() if len(line.strip()) >= 25}
-    assert hidden, "the lectures have hidden tests"
+                reference |= code_lines(text)
+            else:
+                elsewhere |= code_lines(text)
+    secrets = (hidden | reference) - elsewhere  # a line the visible part also shows is no secret
     solutions = solution_lines()
-    assert len(solutions) > 20
-    files = [p for p in fresh_workspace.rglob("*") if p.is_file()]
-    for path in files:
-        text = path.read_text(errors="replace")
-        for line in solutions:
-            if path.suffix == ".ipynb":  # prose may quote a line in a hint; code cells may not
-                text = "\n".join(c.source for c in notebooks.load(path).cells if c.cell_type == "code")
-            assert line not in text, f"solution line in the release: {path.name}: {line}"
-        if path.suffix == ".ipynb":
-            for line in hidden | reference:
-                assert line not in text, f"hidden test or reference line in {path.name}: {line}"
+    assert len(hidden - elsewhere) > 50 and len(solutions) > 20
+    for path in (p for p in fresh_workspace.rglob("*") if p.is_file()):
+        if path.suffix == ".ipynb":  # prose may quote a line in a hint; code cells may not
+            cells = notebooks.load(path).cells
+            shown = code_lines("\n".join(c.source for c in cells if c.cell_type == "code"))
+            assert not shown & (solutions | secrets), f"{path.name}: {sorted(shown & (solutions | secrets))[:3]}"
+            prose = code_lines("\n".join(c.source for c in cells if c.cell_type == "markdown"))
+            assert not prose & (hidden - elsewhere), f"{path.name} prose quotes a hidden test"
+        else:
+            leaked = [line for line in solutions if line in path.read_text(errors="replace")]
+            assert not leaked, f"solution line in the release: {path.name}: {leaked[:3]}"
     # Nor may the reference solution sit anywhere in the grading folder, where graded code runs.
     for path in course.rglob("*.py"):
         text = path.read_text(errors="replace")

@@ -1,0 +1,386 @@
+"""The real anthropic SDK against nano.server: what call_model, agent_loop and explain meet.
+
+Everything runs on 127.0.0.1 with a scripted server; no key, no network. Each test points the SDK
+at its own server through ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY, and starts from
+`nano.model._client = None`.
+"""
+
+import asyncio
+import http.client
+import json
+import os
+import socket
+import time
+from pathlib import Path
+
+import anthropic
+import pytest
+from anthropic.types import Message
+
+import nano.model
+from nano.loop import agent_loop
+from nano.model import call_model
+from nano.repl import explain, main
+from nano.server import TIMEOUT, Failure, MessagesServer
+from nano.testing import no_asker, reply, scratch_dir, scripted_asker, text, tool_use
+from nano.trace import TRACE_PATH, load_trace, plain
+
+KEY = "test-key"
+SOON = 0.01  # seconds of retry-after: the SDK waits this long, not its own backoff (0.5 s and up)
+RETRIES = anthropic.DEFAULT_MAX_RETRIES  # what call_model's client does, since it sets none
+CONVERT = (TRACE_PATH.parent / "convert.py").read_text(encoding="utf-8")
+
+
+@pytest.fixture(autouse=True)
+def clean_sdk(monkeypatch, tmp_path):
+    """No ANTHROPIC_* settings from the machine running the tests, and no client built yet."""
+    for name in list(os.environ):
+        if name.startswith("ANTHROPIC_"):
+            monkeypatch.delenv(name)
+    monkeypatch.setenv("HOME", str(tmp_path))  # and no ~/.config/anthropic profile to find
+    monkeypatch.setattr(nano.model, "_client", None)
+
+
+def use(server, monkeypatch, key=KEY):
+    """Point the SDK at `server`, the way a user points it at the API: by environment."""
+    monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+    monkeypatch.setenv("ANTHROPIC_API_KEY", key)
+
+
+def run(function, *args):
+    """Await function(*args) in a fresh event loop, then close the client call_model built."""
+    async def session():
+        try:
+            return await function(*args)
+        finally:
+            if nano.model._client is not None:
+                await nano.model._client.close()
+    return asyncio.run(session())
+
+
+async def post(body):
+    """POST `body` as it is to /v1/messages with the SDK's raw client: no type checks, no retry."""
+    client = anthropic.AsyncAnthropic(max_retries=0)
+    try:
+        return await client.post("/v1/messages", cast_to=Message, body=body)
+    finally:
+        await client.close()
+
+
+async def create_and_close(client):
+    """One typed messages.create call with `client`, which is closed afterwards."""
+    try:
+        return await client.messages.create(model="m", max_tokens=5, messages=[user("hi")])
+    finally:
+        await client.close()
+
+
+def user(content):
+    return {"role": "user", "content": content}
+
+
+def sent_fields():
+    """The four fields besides messages that call_model must send, with nano.model's values."""
+    return {"model": nano.model.MODEL, "max_tokens": nano.model.MAX_TOKENS,
+            "system": nano.model.SYSTEM_PROMPT, "tools": nano.model.TOOLS}
+
+
+def assert_plain_sentence(sentence, *words):
+    assert isinstance(sentence, str) and "\n" not in sentence and "{" not in sentence, sentence
+    assert sentence.rstrip().endswith((".", "!")), sentence
+    for word in words:
+        assert word.lower() in sentence.lower(), f"{word!r} not in {sentence!r}"
+
+
+# --- the server on its own, over plain HTTP ---------------------------------------------------
+
+def test_the_server_binds_loopback_only_and_stops_promptly_on_exit():
+    with MessagesServer() as server:
+        assert server.url.startswith("http://127.0.0.1:")
+        port = int(server.url.rsplit(":", 1)[1])
+        idle = socket.create_connection(("127.0.0.1", port), timeout=2)  # connects, sends nothing
+        started = time.monotonic()
+    assert time.monotonic() - started < TIMEOUT / 2, "an idle client does not hold up the stop"
+    idle.close()
+    with pytest.raises(ConnectionRefusedError):
+        socket.create_connection(("127.0.0.1", port), timeout=2)
+    with pytest.raises(RuntimeError, match="not running"):
+        server.url
+
+
+GOOD = json.dumps({"model": "m", "max_tokens": 5, "messages": [user("hi")]}).encode()
+VERSION = {"anthropic-version": "2023-06-01", "content-type": "application/json"}
+
+
+@pytest.mark.parametrize("method, headers, body, status, kind", [
+    ("POST", {**VERSION, "x-api-key": KEY}, GOOD, 200, None),
+    ("POST", {**VERSION, "authorization": f"Bearer {KEY}"}, GOOD, 200, None),
+    ("POST", VERSION, GOOD, 401, "authentication_error"),
+    ("POST", {**VERSION, "x-api-key": "sk-wrong"}, GOOD, 401, "authentication_error"),
+    ("POST", {"x-api-key": KEY}, GOOD, 400, "invalid_request_error"),
+    ("POST", {**VERSION, "x-api-key": KEY}, b"{not json", 400, "invalid_request_error"),
+    ("POST", {**VERSION, "x-api-key": KEY}, b"x" * 5000, 413, "request_too_large"),
+    ("GET", {**VERSION, "x-api-key": KEY}, None, 404, "not_found_error"),
+], ids=["x-api-key", "bearer", "no-key", "wrong-key", "no-version", "not-json", "too-large", "get"])
+def test_raw_http_gets_the_api_status_codes_and_error_shape(method, headers, body, status, kind):
+    with MessagesServer([reply(text("hi"))], api_key=KEY, max_body=4000) as server:
+        port = int(server.url.rsplit(":", 1)[1])
+        connection = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+        connection.request(method, "/v1/messages", body=body, headers=headers)
+        response = connection.getresponse()
+        answer = json.loads(response.read())
+        connection.close()
+    assert response.status == status
+    assert response.getheader("content-type") == "application/json"
+    assert response.getheader("request-id", "").startswith("req_")
+    assert [r.status for r in server.requests] == [status]
+    if kind is None:
+        assert answer["type"] == "message" and answer["content"] == [text("hi")]
+    else:
+        assert set(answer) == {"type", "error", "request_id"} and answer["type"] == "error"
+        assert set(answer["error"]) == {"type", "message"} and answer["error"]["type"] == kind
+        assert answer["request_id"] == response.getheader("request-id")
+        assert answer["error"]["message"] and not answer["error"]["message"].startswith("{")
+
+
+def test_a_script_holds_messages_and_failures_only():
+    with pytest.raises(ValueError, match="must be a Message"):
+        MessagesServer([{"type": "message", "content": []}])
+    with pytest.raises(TypeError, match="Failure"):
+        MessagesServer(["Done."])
+    with pytest.raises(ValueError, match="429"):
+        Failure(418)
+
+
+# --- call_model, and what the SDK puts on the wire ---------------------------------------------
+
+def test_call_model_sends_exactly_the_five_fields_and_builds_its_client_once(monkeypatch):
+    built = []
+    real = anthropic.AsyncAnthropic
+    monkeypatch.setattr(anthropic, "AsyncAnthropic",
+                        lambda *a, **k: built.append(k) or real(*a, **k))
+
+    async def two_calls():
+        log = [user("hi")]
+        first = await call_model(log)
+        client = nano.model._client
+        log += [{"role": "assistant", "content": first.content}, user("and again")]
+        second = await call_model(log)
+        return first, second, client
+
+    with MessagesServer([reply(text("one")), reply(text("two"))], api_key=KEY,
+                        expect=sent_fields()) as server:
+        use(server, monkeypatch)
+        first, second, client = run(two_calls)
+    assert isinstance(first, Message) and second.content[0].text == "two"
+    assert len(built) == 1 and nano.model._client is client, "one client, built on the first call"
+    assert [r.status for r in server.requests] == [200, 200]
+    for request in server.requests:
+        assert set(request.body) == {"model", "max_tokens", "system", "tools", "messages"}
+        assert {k: request.body[k] for k in sent_fields()} == sent_fields()
+    assert server.requests[1].body["messages"] == [user("hi"), {"role": "assistant", "content": [
+        text("one")]}, user("and again")]
+
+
+@pytest.mark.parametrize("how", ["ANTHROPIC_API_KEY", "api_key="])
+def test_the_sdk_sends_the_key_as_a_bearer_token_with_the_api_version(how, monkeypatch):
+    with MessagesServer([reply(text("hi"))], api_key=KEY) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        if how == "ANTHROPIC_API_KEY":
+            monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+            run(call_model, [user("hi")])
+        else:
+            asyncio.run(create_and_close(anthropic.AsyncAnthropic(api_key=KEY)))
+    headers = server.requests[0].headers
+    assert headers["authorization"] == f"Bearer {KEY}"
+    assert "x-api-key" not in headers  # anthropic 2.14 sends an API key as a bearer token
+    assert headers["anthropic-version"] and headers["content-type"] == "application/json"
+
+
+def test_expect_turns_a_field_sent_wrong_into_a_400_naming_it(monkeypatch):
+    expected = sent_fields()
+    monkeypatch.setattr(nano.model, "MAX_TOKENS", 1024)
+    with MessagesServer([reply(text("hi"))], api_key=KEY, expect=expected) as server:
+        use(server, monkeypatch)
+        with pytest.raises(anthropic.BadRequestError) as info:
+            run(call_model, [user("hi")])
+    assert "max_tokens" in info.value.api_message
+    assert str(expected["max_tokens"]) in info.value.api_message
+    assert "1024" in info.value.api_message
+
+
+# --- the agent loop end to end -----------------------------------------------------------------
+
+def test_agent_loop_runs_the_celsius_trace_over_http(monkeypatch):
+    trace = load_trace()
+    replies = json.loads(TRACE_PATH.read_text(encoding="utf-8"))["replies"]
+    asker = scripted_asker(trace.answers)
+    with MessagesServer(replies, api_key=KEY, expect=sent_fields()) as server, \
+            scratch_dir({"fixtures/convert.py": CONVERT}):
+        use(server, monkeypatch)
+        messages = [user(trace.request)]
+        assert run(agent_loop, messages, asker) == "done"
+        assert "return (c * 9) / 5 + 32" in Path("fixtures/convert.py").read_text()
+    assert plain(messages) == trace.entries
+    assert [r.status for r in server.requests] == [200, 200, 200], "every request passed the checks"
+    for i, request in enumerate(server.requests):  # SDK content blocks go back exactly as they came
+        assert request.body["messages"] == trace.entries[:2 * i + 1]
+    assert len(asker.prompts) == 1
+
+
+@pytest.mark.parametrize("stop_reason", ["max_tokens", "refusal"])
+def test_max_tokens_and_refusal_replies_are_just_messages(stop_reason, monkeypatch):
+    script = [reply(text("I stopped here."), stop_reason=stop_reason)] * 2
+
+    async def session():
+        first = await call_model([user("hi")])
+        return first, await agent_loop(messages, no_asker)
+
+    with MessagesServer(script, api_key=KEY) as server:
+        use(server, monkeypatch)
+        messages = [user("hi")]
+        first, status = run(session)
+    assert first.stop_reason == stop_reason and status == "done"
+    assert plain(messages[-1]["content"]) == [text("I stopped here.")]
+
+
+# --- what a user meets: bad requests, keys, models, limits, no network ---------------------------
+
+BAD_REQUESTS = {
+    "no max_tokens": ({"model": "m", "messages": [user("hi")]}, "max_tokens: Field required"),
+    "max_tokens 0": ({"model": "m", "max_tokens": 0, "messages": [user("hi")]},
+                     "positive whole number"),
+    "no model": ({"max_tokens": 5, "messages": [user("hi")]}, "model: Field required"),
+    "typo field": ({"model": "m", "max_tokens": 5, "messages": [user("hi")], "max_token": 5},
+                   "max_token: Extra inputs"),
+    "roles": ({"model": "m", "max_tokens": 5, "messages": [user("a"), user("b")]},
+              "roles must alternate"),
+    "dangling tool_use": ({"model": "m", "max_tokens": 5, "tools": nano.model.TOOLS, "messages": [
+        user("a"), {"role": "assistant", "content": [tool_use("toolu_9", "bash", {})]},
+        user("go on")]}, "'toolu_9', but messages[2] has no tool_result"),
+    "ends on assistant": ({"model": "m", "max_tokens": 5, "messages": [
+        user("a"), {"role": "assistant", "content": [text("b")]}]}, "must be the user's"),
+    "no tools": ({"model": "m", "max_tokens": 5, "messages": [
+        user("a"), {"role": "assistant", "content": [tool_use("t1", "bash", {"command": "ls"})]},
+        user([{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}])]},
+        "must define tools"),
+    "same tool twice": ({"model": "m", "max_tokens": 5, "messages": [user("a")],
+                         "tools": nano.model.TOOLS[:1] * 2}, "unique"),
+    "system dict": ({"model": "m", "max_tokens": 5, "messages": [user("a")], "system": {"x": 1}},
+                    "system: must be a string or a list of text blocks"),
+    "empty text": ({"model": "m", "max_tokens": 5, "messages": [user([text(" ")])]},
+                   "non-whitespace"),
+}
+
+
+@pytest.mark.parametrize("body, says", BAD_REQUESTS.values(), ids=BAD_REQUESTS.keys())
+def test_a_malformed_request_gets_400_with_a_plain_message(body, says, monkeypatch):
+    with MessagesServer([reply(text("never sent"))], api_key=KEY) as server:
+        use(server, monkeypatch)
+        with pytest.raises(anthropic.BadRequestError) as info:
+            asyncio.run(post(body))
+    error = info.value
+    assert error.status_code == 400 and error.type == "invalid_request_error"
+    assert says in error.api_message and "\n" not in error.api_message
+    assert error.request_id == "req_local_0001" and [r.status for r in server.requests] == [400]
+    assert error.api_message in explain(error)
+
+
+def test_explain_gives_a_400_as_one_plain_sentence(monkeypatch):
+    body, says = BAD_REQUESTS["dangling tool_use"]
+    with MessagesServer(api_key=KEY) as server:
+        use(server, monkeypatch)
+        with pytest.raises(anthropic.BadRequestError) as info:
+            asyncio.run(post(body))
+    assert_plain_sentence(explain(info.value), "rejected", says)
+
+
+def test_a_wrong_key_is_an_authentication_error(monkeypatch):
+    with MessagesServer([reply(text("never sent"))], api_key=KEY) as server:
+        use(server, monkeypatch, key="sk-ant-wrong")
+        with pytest.raises(anthropic.AuthenticationError) as info:
+            run(call_model, [user("hi")])
+    assert len(server.requests) == 1, "a 401 is not retried"
+    assert_plain_sentence(explain(info.value), "key", "ANTHROPIC_API_KEY")
+
+
+def test_no_key_at_all_fails_before_anything_is_sent(monkeypatch):
+    with MessagesServer([reply(text("never sent"))], api_key=KEY) as server:
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", server.url)
+        with pytest.raises(TypeError) as info:
+            run(call_model, [user("hi")])
+    assert server.requests == []
+    assert_plain_sentence(explain(info.value), "no api key", "ANTHROPIC_API_KEY")
+
+
+@pytest.mark.parametrize("script, known", [
+    ([Failure(404)], None),  # a retired model id, scripted
+    ([reply(text("never sent"))], {"claude-some-other-model"}),  # a server that knows other models
+], ids=["scripted", "unknown-model"])
+def test_an_unknown_model_is_not_found(script, known, monkeypatch):
+    with MessagesServer(script, api_key=KEY, models=known) as server:
+        use(server, monkeypatch)
+        with pytest.raises(anthropic.NotFoundError) as info:
+            run(call_model, [user("hi")])
+    assert info.value.api_message == f"model: {nano.model.MODEL}" and len(server.requests) == 1
+    assert_plain_sentence(explain(info.value), "model", nano.model.MODEL, "NANO_MODEL")
+
+
+TRANSIENT = [(429, anthropic.RateLimitError, "rate limited"),
+             (529, anthropic.OverloadedError, "overloaded"),
+             (500, anthropic.InternalServerError, "failing")]
+
+
+@pytest.mark.parametrize("status, error, says", TRANSIENT, ids=["429", "529", "500"])
+def test_a_transient_failure_is_retried_and_the_next_reply_gets_through(status, error, says,
+                                                                         monkeypatch):
+    with MessagesServer([Failure(status, retry_after=SOON), reply(text("made it"))],
+                        api_key=KEY) as server:
+        use(server, monkeypatch)
+        message = run(call_model, [user("hi")])
+    assert message.content[0].text == "made it"
+    assert [r.status for r in server.requests] == [status, 200]
+    assert [r.headers["x-stainless-retry-count"] for r in server.requests] == ["0", "1"]
+
+
+@pytest.mark.parametrize("status, error, says", TRANSIENT, ids=["429", "529", "500"])
+def test_a_failure_that_persists_raises_after_the_retries(status, error, says, monkeypatch):
+    with MessagesServer([Failure(status, retry_after=SOON)] * (1 + RETRIES), api_key=KEY) as server:
+        use(server, monkeypatch)
+        with pytest.raises(error) as info:
+            run(call_model, [user("hi")])
+    assert [r.status for r in server.requests] == [status] * (1 + RETRIES)
+    assert info.value.response.headers["retry-after"] == f"{SOON:g}"
+    assert_plain_sentence(explain(info.value), says)
+
+
+def test_an_exhausted_script_is_a_500_the_sdk_does_not_retry(monkeypatch):
+    with MessagesServer([], api_key=KEY) as server:
+        use(server, monkeypatch)
+        with pytest.raises(anthropic.InternalServerError, match="no reply left"):
+            run(call_model, [user("hi")])
+    assert len(server.requests) == 1
+
+
+def test_a_closed_port_is_a_connection_error(monkeypatch):
+    with socket.socket() as held:  # bound but not listening: connections are refused
+        held.bind(("127.0.0.1", 0))
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{held.getsockname()[1]}")
+        monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+        # call_model reuses a client it finds; this one does not spend seconds retrying
+        monkeypatch.setattr(nano.model, "_client", anthropic.AsyncAnthropic(max_retries=0))
+        with pytest.raises(anthropic.APIConnectionError) as info:
+            run(call_model, [user("hi")])
+    assert_plain_sentence(explain(info.value), "network")
+
+
+def test_the_repl_says_what_failed_and_its_next_request_is_valid(monkeypatch, capsys):
+    script = [Failure(529, retry_after=SOON)] * (1 + RETRIES) + [reply(text("Hello again."))]
+    with MessagesServer(script, api_key=KEY, expect=sent_fields()) as server:
+        use(server, monkeypatch)
+        history = run(main, scripted_asker(["fix it", "hello"]))
+    assert "error: The API is overloaded" in capsys.readouterr().out
+    assert server.requests[-1].status == 200
+    assert server.requests[-1].body["messages"] == [user("hello")], "the failed turn was dropped"
+    assert plain(history) == [user("hello"),
+                              {"role": "assistant", "content": [text("Hello again.")]}]
