@@ -56,7 +56,8 @@ def _student(args) -> int:
         with tempfile.TemporaryDirectory(prefix="nano-course-") as tmp:
             workspace = release.make_workspace(release.build_course(Path(tmp)), args.dir)
     print(f"student workspace ready in {workspace}\n"
-          f"next: cd {workspace} && ./ok 00 && jupyter lab 01-shape-of-an-agent.ipynb")
+          f"next, with this environment active: cd {workspace} && ./ok 00 && "
+          "jupyter lab 01-shape-of-an-agent.ipynb")
     return 0
 
 

@@ -1,25 +1,144 @@
-"""`python -m nano`: the REPL in a terminal, against the real model."""
+"""`python -m nano`: the REPL in a terminal, live against the real model, or from a recording.
 
+    python -m nano                  a live session (needs ANTHROPIC_API_KEY)
+    python -m nano --record FILE    a live session, saved to FILE when it ends: every request nano
+                                    sent and every response it got (through nano.server.Recorder),
+                                    the lines typed at "> ", the gate's answers, the final history
+    python -m nano --replay FILE    a recorded session, with no key: a local nano.server answers
+                                    with the recorded responses and checks that each request
+                                    carries the recorded conversation; the recorded lines are
+                                    typed for you, and you answer the gate
+
+Both together replay a recording and record the replay. The model is `finished_only(call_model)`:
+a reply cut off at max_tokens, or a refusal, is a failed turn that main reports and drops.
+"""
+
+import argparse
 import asyncio
+import contextlib
+import json
 import os
 import sys
+from pathlib import Path
+from typing import Any
+
+NO_KEY = ("nano needs an Anthropic API key: set ANTHROPIC_API_KEY "
+          "(export ANTHROPIC_API_KEY=sk-ant-...) and run python -m nano again.")
+API = "https://api.anthropic.com"  # where the SDK sends requests unless ANTHROPIC_BASE_URL says
+REPLAY_KEY = "replay"  # the SDK will not send a request without a key; the replay server wants this one
 
 
-def run() -> int:
-    if not os.environ.get("ANTHROPIC_API_KEY") and not os.environ.get("ANTHROPIC_AUTH_TOKEN"):
-        print("nano needs an Anthropic API key: set ANTHROPIC_API_KEY "
-              "(export ANTHROPIC_API_KEY=sk-ant-...) and run python -m nano again.",
-              file=sys.stderr)
+class Keeping:
+    """An asker that passes each question on to `inner` and keeps the answers it got.
+
+    `lines` are the answers to main's "> ", `answers` the rest: the gate's y/n.
+    """
+
+    def __init__(self, inner: Any):
+        self.inner, self.lines, self.answers = inner, [], []
+
+    async def question(self, prompt: str) -> str:
+        answer = await self.inner.question(prompt)
+        (self.lines if prompt == "> " else self.answers).append(answer)
+        return answer
+
+
+class Replaying:
+    """An asker that types the recorded `lines` at "> ", then ends input; `inner` answers the rest."""
+
+    def __init__(self, lines: list[str], inner: Any):
+        self.lines, self.inner = list(lines), inner
+
+    async def question(self, prompt: str) -> str:
+        if prompt != "> ":
+            return await self.inner.question(prompt)
+        if not self.lines:
+            print(f"{prompt}(the recording ends here)")
+            raise EOFError("the recording has no more lines")
+        line = self.lines.pop(0)
+        print(f"{prompt}{line}")
+        return line
+
+
+def arguments(argv: list[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m nano", description="nano, a small coding agent.")
+    parser.add_argument("--record", metavar="FILE", help="save the session to FILE when it ends")
+    parser.add_argument("--replay", metavar="FILE",
+                        help="replay the session recorded in FILE, with no API key")
+    return parser.parse_args(argv)
+
+
+def run(argv: list[str] | None = None) -> int:
+    options = arguments(argv)
+    if not options.replay and not (os.environ.get("ANTHROPIC_API_KEY")
+                                   or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
+        print(NO_KEY, file=sys.stderr)
         return 2
-    from nano.model import MODEL
-    from nano.repl import main
+    if options.record and not Path(options.record).resolve().parent.is_dir():
+        print(f"nano cannot record to {options.record}: its folder does not exist.", file=sys.stderr)
+        return 2
+    recording = None
+    if options.replay:
+        try:
+            recording = json.loads(Path(options.replay).read_text(encoding="utf-8"))
+            lines = list(recording.get("lines") or [recording["request"]])
+        except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+            print(f"nano cannot replay {options.replay}: {exc}", file=sys.stderr)
+            return 2
 
-    print(f"nano, using {MODEL} in {os.getcwd()}. Type a request; 'exit' or Ctrl-D ends.")
-    try:
-        asyncio.run(main())
-    except KeyboardInterrupt:
-        print()
+    from nano.gate import TerminalAsker
+    from nano.model import MODEL, call_model
+    from nano.repl import finished_only, main
+    from nano.server import MessagesServer, Recorder
+
+    with contextlib.ExitStack() as servers:
+        ask: Any = TerminalAsker()
+        if recording is not None:
+            try:
+                server = servers.enter_context(MessagesServer.replaying(recording,
+                                                                        api_key=REPLAY_KEY))
+            except (ValueError, TypeError, KeyError, AttributeError) as exc:
+                print(f"nano cannot replay {options.replay}: {exc}", file=sys.stderr)
+                return 2
+            os.environ.update(ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY=REPLAY_KEY)
+            os.environ.pop("ANTHROPIC_AUTH_TOKEN", None)
+            ask = Replaying(lines, ask)
+            print(f"nano, replaying {options.replay} in {os.getcwd()}: the recorded requests are "
+                  "typed for you, the model's replies come from the recording, you answer the gate.")
+        else:
+            print(f"nano, using {MODEL} in {os.getcwd()}. Type a request; 'exit' or Ctrl-D ends.")
+        if options.record:
+            recorder = servers.enter_context(
+                Recorder(os.environ.get("ANTHROPIC_BASE_URL") or API))
+            os.environ["ANTHROPIC_BASE_URL"] = recorder.url
+            ask = Keeping(ask)
+            print(f"Recording the session to {options.record}.")
+
+        messages: list[Any] = []
+        try:
+            asyncio.run(main(ask, finished_only(call_model), messages))
+        except KeyboardInterrupt:
+            print()
+        if options.record:
+            save(Path(options.record), ask, recorder, messages)
     return 0
+
+
+def save(path: Path, ask: Keeping, recorder: Any, messages: list[Any]) -> None:
+    """Write the session as a recording: the format of fixtures/celsius_trace.json."""
+    from nano.trace import plain
+
+    session = {
+        "request": next((line.strip() for line in ask.lines if line.strip()), ""),
+        "lines": ask.lines,  # everything typed at "> ", blank lines and exit included
+        "answers": ask.answers,  # what the human typed at the gate, in order
+        "replies": recorder.replies,  # the Message of each answered request
+        "entries": plain(messages),  # the history the session ended with
+        "notes": [],  # one sentence per entry, for a person to write
+        "requests": recorder.requests,  # each request nano sent: its status and body
+    }
+    path.write_text(json.dumps(session, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    print(f"Recorded {len(recorder.requests)} requests to {path}.")
 
 
 if __name__ == "__main__":

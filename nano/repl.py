@@ -1,13 +1,14 @@
 """The REPL: type a request, watch nano work, type the next one; one conversation throughout.
 
 Lecture 06 writes `main`, the outer loop around `agent_loop`. Given: `explain`, which turns an
-exception from a failed turn into one sentence a person can act on. `python -m nano` runs
-`main` in a terminal.
+exception from a failed turn into one sentence a person can act on, and `finished_only`, which
+turns a reply the model did not finish (cut off at max_tokens, or a refusal) into such an
+exception. `python -m nano` runs `main` in a terminal, with `finished_only(call_model)`.
 """
 
 import asyncio
 
-from anthropic.types import MessageParam
+from anthropic.types import Message, MessageParam
 
 from nano.gate import Asker, TerminalAsker
 from nano.loop import agent_loop
@@ -16,12 +17,51 @@ from nano.model import Model, call_model
 from nano.protocol import ProtocolError, check_messages
 
 
+# The stop reasons of a reply the model did not finish, and what to tell the human about each.
+UNFINISHED = {
+    "max_tokens": "The model's reply was cut off at its length limit (max_tokens), so the turn "
+                  "was dropped and nothing in it ran: ask for a smaller step.",
+    "refusal": "The model declined this request (a refusal), so the turn was dropped: rephrase "
+               "it or ask for something else.",
+    "model_context_window_exceeded": "The conversation no longer fits in the model's context "
+                                     "window: type exit and start a new session.",
+}
+
+
+class Unfinished(Exception):
+    """The model stopped before finishing its reply; `reply` is the Message it sent."""
+
+    def __init__(self, reply: Message):
+        super().__init__(f"the model stopped with stop_reason {reply.stop_reason!r}")
+        self.reply = reply
+
+
+def finished_only(model: Model) -> Model:
+    """`model`, except that a reply it did not finish raises Unfinished instead of coming back.
+
+    agent_loop pushes and runs whatever a reply holds. A reply cut off at max_tokens may end in
+    a tool_use whose input was never completed, and a refusal may have no content at all: an
+    empty assistant turn, which the API rejects when it is sent back. Raised instead, either is a
+    failed turn like any other: main reports it with explain and pops it. Other replies pass
+    through untouched.
+    """
+    async def checked(messages: list[MessageParam]) -> Message:
+        reply = await model(messages)
+        if reply.stop_reason in UNFINISHED:
+            raise Unfinished(reply)
+        return reply
+
+    return checked
+
+
 def explain(exc: BaseException) -> str:
     """Say in one sentence what went wrong in a turn, and what to do about it if anything."""
     import anthropic
 
     if isinstance(exc, (KeyboardInterrupt, asyncio.CancelledError)):
         return "Interrupted."
+    if isinstance(exc, Unfinished):
+        return UNFINISHED[exc.reply.stop_reason]
     if isinstance(exc, anthropic.AuthenticationError):
         return "The API key was rejected: check ANTHROPIC_API_KEY."
     if isinstance(exc, anthropic.PermissionDeniedError):

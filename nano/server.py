@@ -3,7 +3,9 @@
 Given, for tests and demos. Point the SDK at it (ANTHROPIC_BASE_URL=server.url) and it answers
 `POST /v1/messages` the way the API does: it checks the key and the request, replies with the
 next Message of its script (or the next scripted error: 401, 404, 429, 529, 500), and records
-every request in `server.requests`. Standard library only; nothing here imports the SDK.
+every request in `server.requests`. `MessagesServer.replaying(recording)` plays back a session
+saved by `Recorder`, a pass-through to the real API that keeps every exchange (`python -m nano
+--record FILE` and `--replay FILE`). Standard library only; nothing here imports the SDK.
 """
 
 import copy
@@ -11,16 +13,19 @@ import itertools
 import json
 import socket
 import threading
-from collections.abc import Iterable, Mapping
+import urllib.error
+import urllib.request
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, Self
 
 from nano.protocol import ProtocolError, check_messages, field
 
 HOST = "127.0.0.1"  # loopback only: nothing outside this machine can reach the server
 MAX_BODY = 4_000_000  # bytes in one request body; a scripted session needs far fewer
 TIMEOUT = 10  # seconds a connection may sit idle before the server drops it
+UPSTREAM_TIMEOUT = 600  # seconds the Recorder waits for the real API, as long as the SDK does
 POLL = 0.02  # seconds between checks for stop(); the standard library's 0.5 makes each stop slow
 
 # The API's error types by status code, each with the message the API gives when none is scripted.
@@ -220,50 +225,33 @@ def _as_json(reply: Any) -> dict[str, Any]:
     return copy.deepcopy(dict(reply))
 
 
-class MessagesServer:
-    """Serves POST /v1/messages on 127.0.0.1, answering each good request with the next slot.
+class _Loopback:
+    """Serving HTTP on 127.0.0.1 from a background thread; a subclass says how to `answer`."""
 
-        with MessagesServer(replies, api_key="test-key") as server:
-            ... ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY="test-key" ...
-        server.requests  # every request it got, in order
+    port = 0  # 0: any free port
+    max_body = MAX_BODY
+    _httpd: "_HTTPServer | None" = None
+    _thread: threading.Thread | None = None
 
-    `replies`: one slot per request that passes the checks, each a Message (an SDK `Message`
-    or its JSON) or a `Failure`; a request after the last slot gets a 500 that the SDK does not
-    retry. `api_key`: the key to require (None accepts any key, but one must be sent).
-    `models`: the model ids it knows (None: all); others get 404. `expect`: fields every request
-    must carry with exactly these values, e.g. {"max_tokens": 8192}; a difference gets a 400.
-    """
-
-    def __init__(self, replies: Iterable[Any] = (), *, api_key: str | None = None,
-                 models: Iterable[str] | None = None, expect: Mapping[str, Any] | None = None,
-                 max_body: int = MAX_BODY, port: int = 0):
-        self.script: list[Any] = [r if isinstance(r, Failure) else _as_json(r) for r in replies]
-        self.api_key = api_key
-        self.models = None if models is None else set(models)
-        self.expect = json.loads(json.dumps(dict(expect or {})))  # tuples become lists, as in JSON
-        self.max_body = max_body
-        self.port = port
-        self.requests: list[Request] = []
-        self._used = 0  # slots of the script answered so far
-        self._ids = itertools.count(1)
-        self._lock = threading.Lock()
-        self._httpd: _HTTPServer | None = None
-        self._thread: threading.Thread | None = None
+    def answer(self, method: str, path: str, headers: dict[str, str],
+               raw: bytes | None) -> tuple[int, dict[str, str], dict[str, Any]] | None:
+        """The status, extra headers and JSON body for this request (None: hang up instead)."""
+        raise NotImplementedError
 
     @property
     def url(self) -> str:
         """The base URL to give the SDK, e.g. http://127.0.0.1:54321."""
         if self._httpd is None:
-            raise RuntimeError("the server is not running: use `with MessagesServer(...)` or "
-                               "start()")
+            raise RuntimeError(f"the server is not running: use `with {type(self).__name__}(...)` "
+                               "or start()")
         return f"http://{HOST}:{self._httpd.server_address[1]}"
 
-    def start(self) -> "MessagesServer":
+    def start(self) -> Self:
         """Bind a port on loopback and serve from a background thread."""
         if self._httpd is None:
             self._httpd = _HTTPServer(self)
             self._thread = threading.Thread(target=self._httpd.serve_forever, args=(POLL,),
-                                            name="nano-messages-server", daemon=True)
+                                            name=f"nano-{type(self).__name__}", daemon=True)
             self._thread.start()
         return self
 
@@ -276,11 +264,66 @@ class MessagesServer:
             self._thread.join()
             self._httpd = self._thread = None
 
-    def __enter__(self) -> "MessagesServer":
+    def __enter__(self) -> Self:
         return self.start()
 
     def __exit__(self, *exc_info: Any) -> None:
         self.stop()
+
+
+class MessagesServer(_Loopback):
+    """Serves POST /v1/messages on 127.0.0.1, answering each good request with the next slot.
+
+        with MessagesServer(replies, api_key="test-key") as server:
+            ... ANTHROPIC_BASE_URL=server.url, ANTHROPIC_API_KEY="test-key" ...
+        server.requests  # every request it got, in order
+
+    `replies`: one slot per request that passes the checks, each a Message (an SDK `Message`
+    or its JSON) or a `Failure`; a request after the last slot gets a 500 that the SDK does not
+    retry. `api_key`: the key to require (None accepts any key, but one must be sent).
+    `models`: the model ids it knows (None: all); others get 404. `expect`: fields every request
+    must carry with exactly these values, e.g. {"max_tokens": 8192}; a difference gets a 400.
+    `conversations`: for each slot, the messages its request must carry (None: any); a request
+    whose messages differ gets a 400 saying where, and the slot waits for a request that fits.
+    """
+
+    def __init__(self, replies: Iterable[Any] = (), *, api_key: str | None = None,
+                 models: Iterable[str] | None = None, expect: Mapping[str, Any] | None = None,
+                 conversations: Sequence[list[Any] | None] = (), max_body: int = MAX_BODY,
+                 port: int = 0):
+        self.script: list[Any] = [r if isinstance(r, Failure) else _as_json(r) for r in replies]
+        self.api_key = api_key
+        self.models = None if models is None else set(models)
+        self.expect = json.loads(json.dumps(dict(expect or {})))  # tuples become lists, as in JSON
+        self.conversations = list(conversations)
+        self.max_body = max_body
+        self.port = port
+        self.requests: list[Request] = []
+        self._used = 0  # slots of the script answered so far
+        self._ids = itertools.count(1)
+        self._lock = threading.Lock()
+
+    @classmethod
+    def replaying(cls, recording: Mapping[str, Any], **options: Any) -> "MessagesServer":
+        """A server that plays back a session saved by `Recorder` (`python -m nano --record`).
+
+        Each recorded request is a slot: the next recorded reply if it got one, else its recorded
+        error as a Failure; and each slot's request must carry the messages recorded for it. A
+        recording without "requests" just serves its "replies", in order, to any request.
+        """
+        replies = list(recording["replies"])
+        exchanges = recording.get("requests") or [{"status": 200} for _ in replies]
+        answered = sum(exchange["status"] == 200 for exchange in exchanges)
+        if answered != len(replies):
+            raise ValueError(f"the recording has {answered} answered requests but "
+                             f"{len(replies)} replies")
+        replies.reverse()
+        script = [replies.pop() if exchange["status"] == 200 else
+                  Failure(exchange["status"] if exchange["status"] in ERRORS else 500,
+                          exchange.get("error", {}).get("message"))
+                  for exchange in exchanges]
+        conversations = [exchange.get("body", {}).get("messages") for exchange in exchanges]
+        return cls(script, conversations=conversations, **options)
 
     def answer(self, method: str, path: str, headers: dict[str, str],
                raw: bytes | None) -> tuple[int, dict[str, str], dict[str, Any]]:
@@ -344,6 +387,13 @@ class MessagesServer:
             return _error(500, f"The script has no reply left: it had {len(self.script)}, and "
                                f"this is request {self._used + 1} that needs one.",
                           {"x-should-retry": "false"})
+        recorded = self.conversations[self._used] if self._used < len(self.conversations) else None
+        difference = None if recorded is None else _difference(recorded, body["messages"],
+                                                               "messages")
+        if difference:
+            return _error(400, f"This is not the conversation of recorded request "
+                               f"{self._used + 1}: {difference}; a replay can only follow the "
+                               "session it recorded.")
         slot = self.script[self._used]
         self._used += 1
         if isinstance(slot, Failure):
@@ -351,6 +401,96 @@ class MessagesServer:
             extra = {} if slot.retry_after is None else {"retry-after": f"{slot.retry_after:g}"}
             return _error(slot.status, message, extra)
         return 200, {}, copy.deepcopy(slot)
+
+
+class Recorder(_Loopback):
+    """Passes every request on to `upstream` (the real API) and keeps each Messages exchange.
+
+        with Recorder("https://api.anthropic.com") as recorder:
+            ... ANTHROPIC_BASE_URL=recorder.url, ANTHROPIC_API_KEY=<a real key> ...
+        recorder.requests  # {"status", "body"} (plus the API's "error") per POST /v1/messages
+        recorder.replies   # the body of each answer with status 200: a Message's JSON
+
+    What a session sends and gets, at the HTTP level: the SDK's own retries are there too. The
+    headers (the API key among them) are passed on but never kept. When `upstream` cannot be
+    reached, the Recorder hangs up, so that the SDK meets the same connection error.
+    """
+
+    HOP_BY_HOP = {"host", "content-length", "connection", "accept-encoding", "keep-alive",
+                  "transfer-encoding"}  # set anew for each hop, not passed on
+    PASSED_BACK = ("request-id", "retry-after", "x-should-retry")  # besides the status and body
+
+    def __init__(self, upstream: str, *, port: int = 0):
+        self.upstream = upstream.rstrip("/")
+        self.port = port
+        self.max_body = 32_000_000  # the API's own limit
+        self.requests: list[dict[str, Any]] = []
+        self.replies: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+
+    def answer(self, method: str, path: str, headers: dict[str, str],
+               raw: bytes | None) -> tuple[int, dict[str, str], dict[str, Any]] | None:
+        if raw is None:
+            return _error(413, "The request body is larger than the API accepts.")
+        forward = {k: v for k, v in headers.items() if k not in self.HOP_BY_HOP}
+        request = urllib.request.Request(self.upstream + path, data=raw or None, headers=forward,
+                                         method=method)
+        try:
+            with urllib.request.urlopen(request, timeout=UPSTREAM_TIMEOUT) as response:
+                status, got, data = response.status, response.headers, response.read()
+        except urllib.error.HTTPError as error:
+            status, got, data = error.code, error.headers, error.read()
+        except OSError:  # refused, no route, no name, timed out: nothing came back
+            return None
+        try:
+            payload = json.loads(data)
+        except ValueError:
+            payload = None
+        if not isinstance(payload, dict):
+            payload = _error(500, f"{self.upstream} sent {status} without a JSON body.")[2]
+        if (method, path.split("?")[0]) == ("POST", "/v1/messages"):
+            exchange: dict[str, Any] = {"status": status}
+            if status != 200:
+                exchange["error"] = payload.get("error")
+            exchange["body"] = json.loads(raw) if raw else None
+            with self._lock:
+                self.requests.append(exchange)
+                if status == 200:
+                    self.replies.append(payload)
+        return status, {k: got[k] for k in self.PASSED_BACK if got.get(k)}, payload
+
+
+def _difference(recorded: Any, sent: Any, where: str) -> str | None:
+    """Where JSON `sent` first differs from `recorded`, in words; None when they are equal."""
+    if isinstance(recorded, dict) and isinstance(sent, dict):
+        for key in [*recorded, *(k for k in sent if k not in recorded)]:
+            if key not in sent or key not in recorded:
+                return f"{where}.{key} is {'missing' if key not in sent else 'not in the recording'}"
+            found = _difference(recorded[key], sent[key], f"{where}.{key}")
+            if found:
+                return found
+        return None
+    if isinstance(recorded, list) and isinstance(sent, list):
+        for i, (then, now) in enumerate(zip(recorded, sent)):
+            found = _difference(then, now, f"{where}[{i}]")
+            if found:
+                return found
+        if len(recorded) != len(sent):
+            return f"{where} has {len(sent)} entries where the recording has {len(recorded)}"
+        return None
+    if recorded == sent and type(recorded) is type(sent):
+        return None
+    return f"{where} is {_brief(sent)} where the recording has {_brief(recorded)}"
+
+
+def _brief(value: Any) -> str:
+    """A JSON value in a few words, without braces (explain() puts it in one sentence)."""
+    if isinstance(value, dict):
+        return f"an object with {len(value)} fields"
+    if isinstance(value, list):
+        return f"a list of {len(value)}"
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 60 else text[:57] + '..."'
 
 
 def _error(status: int, message: str | None = None,
@@ -363,7 +503,7 @@ def _error(status: int, message: str | None = None,
 class _HTTPServer(ThreadingHTTPServer):
     daemon_threads = False  # so that server_close() waits for requests in flight
 
-    def __init__(self, owner: MessagesServer):
+    def __init__(self, owner: _Loopback):
         self.owner = owner
         self.connections: set[socket.socket] = set()  # open, not yet answered and closed
         self.connections_lock = threading.Lock()
@@ -420,7 +560,11 @@ class _Handler(BaseHTTPRequestHandler):
                 if not chunk:
                     break
                 left -= len(chunk)
-        status, extra, payload = owner.answer(self.command, self.path, headers, raw)
+        answer = owner.answer(self.command, self.path, headers, raw)
+        if answer is None:  # hang up without a word, as an unreachable server would
+            self.close_connection = True
+            return
+        status, extra, payload = answer
         data = json.dumps(payload).encode()
         self.send_response(status, "Overloaded" if status == 529 else None)
         self.send_header("content-type", "application/json")
