@@ -25,7 +25,7 @@ from typing import Any
 NO_KEY = ("nano needs an Anthropic API key: set ANTHROPIC_API_KEY "
           "(export ANTHROPIC_API_KEY=sk-ant-...) and run python -m nano again.")
 API = "https://api.anthropic.com"  # where the SDK sends requests unless ANTHROPIC_BASE_URL says
-REPLAY_KEY = "replay"  # the SDK will not send a request without a key; the replay server wants this one
+REPLAY_KEY = "replay"  # the SDK sends no request without a key; the replay server wants this one
 
 
 class Keeping:
@@ -44,7 +44,7 @@ class Keeping:
 
 
 class Replaying:
-    """An asker that types the recorded `lines` at "> ", then ends input; `inner` answers the rest."""
+    """An asker that types the recorded `lines` at "> ", then ends input; `inner` asks the rest."""
 
     def __init__(self, lines: list[str], inner: Any):
         self.lines, self.inner = list(lines), inner
@@ -61,7 +61,7 @@ class Replaying:
 
 
 def arguments(argv: list[str] | None) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m nano", description="nano, a small coding agent.")
+    parser = argparse.ArgumentParser(prog="python -m nano", description="nano, a coding agent.")
     parser.add_argument("--record", metavar="FILE", help="save the session to FILE when it ends")
     parser.add_argument("--replay", metavar="FILE",
                         help="replay the session recorded in FILE, with no API key")
@@ -70,12 +70,12 @@ def arguments(argv: list[str] | None) -> argparse.Namespace:
 
 def run(argv: list[str] | None = None) -> int:
     options = arguments(argv)
+    if options.record and not Path(options.record).resolve().parent.is_dir():
+        print(f"nano cannot record to {options.record}: there is no such folder.", file=sys.stderr)
+        return 2
     if not options.replay and not (os.environ.get("ANTHROPIC_API_KEY")
                                    or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
         print(NO_KEY, file=sys.stderr)
-        return 2
-    if options.record and not Path(options.record).resolve().parent.is_dir():
-        print(f"nano cannot record to {options.record}: its folder does not exist.", file=sys.stderr)
         return 2
     recording = None
     if options.replay:
@@ -104,7 +104,7 @@ def run(argv: list[str] | None = None) -> int:
             os.environ.pop("ANTHROPIC_AUTH_TOKEN", None)
             ask = Replaying(lines, ask)
             print(f"nano, replaying {options.replay} in {os.getcwd()}: the recorded requests are "
-                  "typed for you, the model's replies come from the recording, you answer the gate.")
+                  "typed for you, the model's replies are recorded, and you answer the gate.")
         else:
             print(f"nano, using {MODEL} in {os.getcwd()}. Type a request; 'exit' or Ctrl-D ends.")
         if options.record:

@@ -46,10 +46,10 @@ def finished_only(model: Model) -> Model:
     through untouched.
     """
     async def checked(messages: list[MessageParam]) -> Message:
-        reply = await model(messages)
-        if reply.stop_reason in UNFINISHED:
-            raise Unfinished(reply)
-        return reply
+        message = await model(messages)
+        if message.stop_reason in UNFINISHED:
+            raise Unfinished(message)
+        return message
 
     return checked
 

@@ -317,12 +317,12 @@ class MessagesServer(_Loopback):
         if answered != len(replies):
             raise ValueError(f"the recording has {answered} answered requests but "
                              f"{len(replies)} replies")
-        replies.reverse()
-        script = [replies.pop() if exchange["status"] == 200 else
+        answers = iter(replies)
+        script = [next(answers) if exchange["status"] == 200 else
                   Failure(exchange["status"] if exchange["status"] in ERRORS else 500,
-                          exchange.get("error", {}).get("message"))
+                          (exchange.get("error") or {}).get("message"))
                   for exchange in exchanges]
-        conversations = [exchange.get("body", {}).get("messages") for exchange in exchanges]
+        conversations = [(exchange.get("body") or {}).get("messages") for exchange in exchanges]
         return cls(script, conversations=conversations, **options)
 
     def answer(self, method: str, path: str, headers: dict[str, str],
@@ -464,8 +464,10 @@ def _difference(recorded: Any, sent: Any, where: str) -> str | None:
     """Where JSON `sent` first differs from `recorded`, in words; None when they are equal."""
     if isinstance(recorded, dict) and isinstance(sent, dict):
         for key in [*recorded, *(k for k in sent if k not in recorded)]:
-            if key not in sent or key not in recorded:
-                return f"{where}.{key} is {'missing' if key not in sent else 'not in the recording'}"
+            if key not in sent:
+                return f"{where}.{key} is missing"
+            if key not in recorded:
+                return f"{where}.{key} is not in the recording"
             found = _difference(recorded[key], sent[key], f"{where}.{key}")
             if found:
                 return found
@@ -488,7 +490,7 @@ def _brief(value: Any) -> str:
     if isinstance(value, dict):
         return f"an object with {len(value)} fields"
     if isinstance(value, list):
-        return f"a list of {len(value)}"
+        return f"a list of {len(value)} items"
     text = json.dumps(value, ensure_ascii=False)
     return text if len(text) <= 60 else text[:57] + '..."'
 

@@ -6,7 +6,9 @@ at its own server through ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY, and starts f
 """
 
 import asyncio
+import contextlib
 import http.client
+import io
 import json
 import os
 import socket
@@ -20,9 +22,11 @@ from anthropic.types import Message
 import nano.model
 from nano.loop import agent_loop
 from nano.model import call_model
-from nano.repl import explain, main
-from nano.server import TIMEOUT, Failure, MessagesServer
-from nano.testing import no_asker, reply, scratch_dir, scripted_asker, text, tool_use
+from nano.protocol import check_messages
+from nano.repl import UNFINISHED, Unfinished, explain, finished_only, main
+from nano.server import TIMEOUT, Failure, MessagesServer, Recorder
+from nano.testing import (ScriptedAsker, no_asker, reply, scratch_dir, scripted_asker, text,
+                          tool_use)
 from nano.trace import TRACE_PATH, load_trace, plain
 
 KEY = "test-key"
@@ -384,3 +388,180 @@ def test_the_repl_says_what_failed_and_its_next_request_is_valid(monkeypatch, ca
     assert server.requests[-1].body["messages"] == [user("hello")], "the failed turn was dropped"
     assert plain(history) == [user("hello"),
                               {"role": "assistant", "content": [text("Hello again.")]}]
+
+
+# --- the REPL meets each failure: one sentence, then the next line, on a history at rest --------
+
+class Lines(ScriptedAsker):
+    """Scripted lines for main; at every "> " the history must be at rest. No gate is expected."""
+
+    def __init__(self, lines, history):
+        super().__init__(lines)
+        self.history = history
+
+    async def question(self, prompt):
+        assert prompt == "> ", f"the gate was consulted: {prompt!r}"
+        check_messages(self.history, at_rest=True)
+        return await super().question(prompt)
+
+
+def session(lines, model=call_model):
+    """main on `lines` with the reference loop and `model`; (the history, the error lines)."""
+    history = []
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        assert run(main, Lines(lines, history), model, history) is history
+    check_messages(history, at_rest=True)
+    return history, [line for line in out.getvalue().splitlines() if line.startswith("error: ")]
+
+
+def answered(words):
+    return [user("again"), {"role": "assistant", "content": [text(words)]}]
+
+
+@pytest.mark.parametrize("options, sentence", [
+    ({"key": "sk-ant-wrong"}, "The API key was rejected: check ANTHROPIC_API_KEY."),
+    ({"models": {"claude-current"}}, f"The API does not know the model {nano.model.MODEL!r}: set "
+                                     "NANO_MODEL to a current model id."),
+], ids=["401 bad key", "404 retired model"])
+def test_the_repl_meets_a_setup_problem_with_a_sentence_per_line(options, sentence, monkeypatch):
+    with MessagesServer([reply(text("never sent"))], api_key=KEY,
+                        models=options.get("models")) as server:
+        use(server, monkeypatch, key=options.get("key", KEY))
+        history, errors = session(["hello", "again"])
+    assert history == [] and errors == [f"error: {sentence}"] * 2
+    assert [r.body["messages"] for r in server.requests] == [[user("hello")], [user("again")]]
+
+
+@pytest.mark.parametrize("status, sentence", [
+    (429, "Rate limited by the API: wait a minute, then try again."),
+    (529, "The API is overloaded or failing right now: try again shortly."),
+], ids=["429", "529"])
+def test_the_repl_waits_out_a_passing_limit_and_reports_one_that_stays(status, sentence,
+                                                                      monkeypatch):
+    once = [Failure(status, retry_after=SOON), reply(text("Made it."))]
+    stays = [Failure(status, retry_after=SOON)] * (1 + RETRIES)
+    with MessagesServer(once + stays + [reply(text("Back."))], api_key=KEY,
+                        expect=sent_fields()) as server:
+        use(server, monkeypatch)
+        history, errors = session(["hello", "are you there?", "again"])
+    assert errors == [f"error: {sentence}"], "the retried failure costs nothing; the other, a line"
+    assert plain(history) == [user("hello"), {"role": "assistant", "content": [text("Made it.")]},
+                              *answered("Back.")]
+    assert [r.status for r in server.requests] == [status, 200, *[status] * (1 + RETRIES), 200]
+
+
+def test_the_repl_says_it_cannot_reach_the_api_and_goes_on_when_it_is_back(monkeypatch):
+    with socket.socket() as held:  # bound but not listening: connections are refused
+        held.bind(("127.0.0.1", 0))
+        port = held.getsockname()[1]
+        monkeypatch.setenv("ANTHROPIC_BASE_URL", f"http://127.0.0.1:{port}")
+        monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
+        server = MessagesServer([reply(text("Back online."))], api_key=KEY, port=port)
+
+        class NetworkBack(Lines):
+            async def question(self, prompt):
+                if len(self.prompts) == 1:  # the second line: the network is back
+                    held.close()
+                    server.start()
+                return await super().question(prompt)
+
+        history, out = [], io.StringIO()
+        with contextlib.redirect_stdout(out):
+            run(main, NetworkBack(["hello", "again"], history), call_model, history)
+        server.stop()
+    assert "error: Could not reach the API: check your network connection." in out.getvalue()
+    assert plain(history) == answered("Back online.")
+
+
+@pytest.mark.parametrize("first", [
+    reply(text("I'll write the new version."),
+          tool_use("toolu_cut", "write_file", {"path": "notes.txt"}), stop_reason="max_tokens"),
+    reply(stop_reason="refusal"),  # a refusal may come with no content at all
+    reply(text("I can't help with that."), stop_reason="refusal"),
+], ids=["max_tokens", "refusal, empty", "refusal, with text"])
+def test_the_repl_drops_a_reply_the_model_did_not_finish_and_says_so(first, monkeypatch):
+    with MessagesServer([first, reply(text("Smaller step done."))], api_key=KEY,
+                        expect=sent_fields()) as server, scratch_dir() as where:
+        use(server, monkeypatch)
+        history, errors = session(["hello", "again"], finished_only(call_model))
+        assert not (where / "notes.txt").exists(), "a tool_use cut off at max_tokens never runs"
+    assert errors == [f"error: {UNFINISHED[first.stop_reason]}"]
+    assert plain(history) == answered("Smaller step done.")
+    assert server.requests[-1].body["messages"] == [user("again")], "no empty turn was sent back"
+
+
+def test_finished_only_passes_every_other_reply_through_untouched():
+    done, asks = reply(text("Done.")), reply(tool_use("t1", "bash", {"command": "ls"}))
+
+    async def model(messages):
+        return done if messages else asks
+
+    async def refuses(messages):
+        return reply(stop_reason="refusal")
+
+    checked = finished_only(model)
+    assert asyncio.run(checked([user("hi")])) is done and asyncio.run(checked([])) is asks
+    with pytest.raises(Unfinished) as info:
+        asyncio.run(finished_only(refuses)([user("hi")]))
+    assert info.value.reply.stop_reason == "refusal"
+    assert_plain_sentence(explain(info.value), "declined")
+
+
+# --- recording and replaying a session ------------------------------------------------------------
+
+def test_the_recorder_passes_each_request_on_and_keeps_the_exchange_but_not_the_key(monkeypatch):
+    with MessagesServer([Failure(429, retry_after=SOON), reply(text("hi"))], api_key=KEY) as api, \
+            Recorder(api.url) as recorder:
+        use(recorder, monkeypatch)
+        message = run(call_model, [user("hello")])
+    assert message.content[0].text == "hi"
+    assert [r.status for r in api.requests] == [429, 200]
+    assert api.requests[0].headers["authorization"] == f"Bearer {KEY}", "the key is passed on"
+    assert [r["status"] for r in recorder.requests] == [429, 200]
+    assert recorder.requests[0]["error"]["type"] == "rate_limit_error"
+    assert [r["body"] for r in recorder.requests] == [r.body for r in api.requests]
+    assert recorder.replies == [plain(message)]
+    assert KEY not in json.dumps([recorder.requests, recorder.replies]), "the key is never kept"
+
+
+def test_a_recorder_that_cannot_reach_the_api_hangs_up_like_it(monkeypatch):
+    with socket.socket() as held:
+        held.bind(("127.0.0.1", 0))
+        with Recorder(f"http://127.0.0.1:{held.getsockname()[1]}") as recorder:
+            use(recorder, monkeypatch)
+            monkeypatch.setattr(nano.model, "_client", anthropic.AsyncAnthropic(max_retries=0))
+            with pytest.raises(anthropic.APIConnectionError) as info:
+                run(call_model, [user("hello")])
+    assert recorder.requests == [] and "network" in explain(info.value)
+
+
+def test_a_replay_serves_the_recording_and_checks_each_conversation(monkeypatch):
+    recording = json.loads(TRACE_PATH.read_text(encoding="utf-8"))
+    trace = load_trace()
+    for answer in ("y", "n"):
+        monkeypatch.setattr(nano.model, "_client", None)
+        out = io.StringIO()
+        with MessagesServer.replaying(recording, api_key=KEY) as server, \
+                scratch_dir({"fixtures/convert.py": CONVERT}), contextlib.redirect_stdout(out):
+            use(server, monkeypatch)
+            history = run(main, scripted_asker([trace.request, answer]), finished_only(call_model))
+        check_messages(history, at_rest=True)
+        if answer == "y":
+            assert plain(history) == trace.entries and "error" not in out.getvalue()
+            assert [r.status for r in server.requests] == [200, 200, 200]
+        else:  # the third request carries a declined edit, which the recording never saw
+            assert history == [] and [r.status for r in server.requests] == [200, 200, 400]
+            error = [line for line in out.getvalue().splitlines() if line.startswith("error: ")]
+            assert len(error) == 1 and "recorded request 3: messages[4].content[0].content is " \
+                '"The user declined' in error[0] and '"Edited fixtures/convert.py"' in error[0]
+            assert_plain_sentence(error[0], "replay")
+
+
+def test_a_recording_without_requests_serves_its_replies_to_any_conversation(monkeypatch):
+    with MessagesServer.replaying({"replies": [plain(reply(text("hi")))]}, api_key=KEY) as server:
+        use(server, monkeypatch)
+        assert run(call_model, [user("anything at all")]).content[0].text == "hi"
+    with pytest.raises(ValueError, match="2 answered requests but 1 replies"):
+        MessagesServer.replaying({"replies": [plain(reply(text("hi")))],
+                                  "requests": [{"status": 200}, {"status": 200}]})

@@ -1,4 +1,4 @@
-"""`python -m nano` in a pseudo-terminal, as a person meets it: the Celsius session and its failures.
+"""`python -m nano` in a pseudo-terminal, as a person meets it: the Celsius fix and its failures.
 
 Each test copies the package (the reference solution) and fixtures/convert.py into a temporary
 workspace, starts nano.server as the API, and drives `python -m nano` there through pexpect,
@@ -10,7 +10,6 @@ import os
 import shutil
 import socket
 import sys
-from pathlib import Path
 
 import pexpect
 import pytest
@@ -36,20 +35,32 @@ def workspace(tmp_path):
     return tmp_path
 
 
-def nano(workspace, url, key=KEY, **settings):
-    """`python -m nano` in a pseudo-terminal in `workspace`, its SDK pointed at `url`.
+@pytest.fixture
+def nano(workspace):
+    """Starts `python -m nano` in a pseudo-terminal in the workspace: nano(url, key, **env).
 
-    Everything it prints is kept in `child.screen` (a StringIO).
+    Its SDK goes to `url` with `key`; everything it prints is kept in `child.screen`. Whatever a
+    test leaves running is killed when it ends.
     """
-    env = {k: v for k, v in os.environ.items()
-           if not k.startswith(("ANTHROPIC_", "NANO_", "PYTHON"))}
-    env.update(ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY=key, HOME=str(workspace), TERM="dumb",
-               **settings)
-    child = pexpect.spawn(sys.executable, ["-m", "nano"], cwd=str(workspace), env=env,
-                          encoding="utf-8", timeout=WAIT, dimensions=(40, 250))
-    child.logfile_read = child.screen = io.StringIO()
-    child.expect_exact("'exit' or Ctrl-D ends.")
-    return child
+    children = []
+
+    def start(url, key=KEY, **settings):
+        env = {k: v for k, v in os.environ.items()
+               if not k.startswith(("ANTHROPIC_", "NANO_", "PYTHON"))}
+        env.update(ANTHROPIC_BASE_URL=url, ANTHROPIC_API_KEY=key, HOME=str(workspace),
+                   TERM="dumb", **settings)
+        child = pexpect.spawn(sys.executable, ["-m", "nano"], cwd=str(workspace), env=env,
+                              encoding="utf-8", timeout=WAIT, dimensions=(40, 250))
+        children.append(child)
+        child.logfile_read = child.screen = io.StringIO()
+        child.expect_exact("'exit' or Ctrl-D ends.")
+        prompt(child)
+        return child
+
+    yield start
+    for child in children:
+        if child.isalive():
+            child.terminate(force=True)
 
 
 def prompt(child):
@@ -71,9 +82,8 @@ def said(child, sentence):
 
 
 def fix_the_bug(child, workspace):
-    """Type the Celsius request, see the diff at the gate, say y, see the closing words."""
+    """At the prompt, type the Celsius request, see the diff at the gate, say y, see the end."""
     trace = load_trace()
-    prompt(child)
     child.sendline(trace.request)
     child.expect_exact('● read_file({"path": "fixtures/convert.py"})')
     child.expect_exact("+++ b/fixtures/convert.py")
@@ -88,10 +98,10 @@ def fix_the_bug(child, workspace):
     assert FIX in fixed and BUG not in fixed
 
 
-def test_python_m_nano_fixes_the_celsius_bug_in_a_terminal(workspace):
+def test_python_m_nano_fixes_the_celsius_bug_in_a_terminal(nano, workspace):
     trace = load_trace()
     with MessagesServer(trace.replies, api_key=KEY) as server:
-        child = nano(workspace, server.url)
+        child = nano(server.url)
         fix_the_bug(child, workspace)
         end(child)
     assert [r.status for r in server.requests] == [200, 200, 200]
@@ -99,7 +109,7 @@ def test_python_m_nano_fixes_the_celsius_bug_in_a_terminal(workspace):
                                                               trace.entries[:5]]
 
 
-def test_failed_turns_get_one_sentence_each_and_the_session_goes_on(workspace):
+def test_failed_turns_get_one_sentence_each_and_the_session_goes_on(nano, workspace):
     """A refusal, a reply cut off at max_tokens, an API that stays overloaded: then the fix."""
     from nano.repl import UNFINISHED
 
@@ -112,8 +122,7 @@ def test_failed_turns_get_one_sentence_each_and_the_session_goes_on(workspace):
               *[Failure(529, retry_after=SOON)] * 3,  # the first try and the SDK's two retries
               *trace.replies]
     with MessagesServer(script, api_key=KEY) as server:
-        child = nano(workspace, server.url)
-        prompt(child)
+        child = nano(server.url)
         child.sendline("hello")
         said(child, UNFINISHED["refusal"])
         child.sendline("rewrite convert.py from scratch")
@@ -130,27 +139,25 @@ def test_failed_turns_get_one_sentence_each_and_the_session_goes_on(workspace):
         trace.entries[:1], trace.entries[:3], trace.entries[:5]]
 
 
-@pytest.mark.parametrize("case", ["bad key", "retired model", "no server"])
-def test_a_setup_problem_is_one_sentence_and_ctrl_d_still_ends_cleanly(case, workspace):
-    if case == "no server":
-        with socket.socket() as held:  # bound but not listening: connections are refused
-            held.bind(("127.0.0.1", 0))
-            child = nano(workspace, f"http://127.0.0.1:{held.getsockname()[1]}")
-            prompt(child)
-            child.sendline("hello")
-            said(child, "Could not reach the API: check your network connection.")
-            end(child)
-        return
+@pytest.mark.parametrize("settings, sentence", [
+    ({"key": "sk-ant-wrong"}, "The API key was rejected: check ANTHROPIC_API_KEY."),
+    ({"NANO_MODEL": "claude-retired-0"}, "The API does not know the model 'claude-retired-0': "
+                                         "set NANO_MODEL to a current model id."),
+], ids=["bad key", "retired model"])
+def test_a_setup_problem_is_one_sentence_and_ctrl_d_still_ends_cleanly(settings, sentence, nano):
     with MessagesServer([reply(text("never sent"))], api_key=KEY,
-                        models={"claude-current"} if case == "retired model" else None) as server:
-        if case == "bad key":
-            child = nano(workspace, server.url, key="sk-ant-wrong")
-        else:
-            child = nano(workspace, server.url, NANO_MODEL="claude-retired-0")
-        prompt(child)
+                        models={"claude-current"}) as server:
+        child = nano(server.url, **settings)
         child.sendline("hello")
-        said(child, {"bad key": "The API key was rejected: check ANTHROPIC_API_KEY.",
-                     "retired model": "The API does not know the model 'claude-retired-0': set "
-                                      "NANO_MODEL to a current model id."}[case])
+        said(child, sentence)
         end(child)
-    assert len(server.requests) == 1 and server.requests[0].status in (401, 404)
+    assert [r.status for r in server.requests] == [401 if "key" in settings else 404]
+
+
+def test_no_network_is_one_sentence_and_ctrl_d_still_ends_cleanly(nano):
+    with socket.socket() as held:  # bound but not listening: connections are refused
+        held.bind(("127.0.0.1", 0))
+        child = nano(f"http://127.0.0.1:{held.getsockname()[1]}")
+        child.sendline("hello")
+        said(child, "Could not reach the API: check your network connection.")
+        end(child)
