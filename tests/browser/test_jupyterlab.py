@@ -1,0 +1,284 @@
+"""The notebooks as a student meets them: JupyterLab in headless Chromium, real widget clicks.
+
+Each test opens one lecture of a solved student workspace, runs it with Run > Run All Cells and
+drives its widgets with real clicks: lecture 04's gate (n, then y), lecture 01's trace stepper
+(next and back through all six entries), lecture 06's replayed session through a widget gate.
+What the widgets claim is checked against the disk. Screenshots of every step land in
+build/screenshots/<test>/ (the path is printed at the end of the run).
+
+Run them with `pytest -m browser`; they need Debian's Chromium and Playwright (see conftest.py).
+"""
+
+import json
+import os
+import re
+import warnings
+from pathlib import Path
+
+import pytest
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+BUG = "return (c * 5) / 9 + 32"
+FIX = "return (c * 9) / 5 + 32"
+OPEN_TIMEOUT = 45_000  # ms: JupyterLab's first load, then the kernel starting
+REACH_TIMEOUT = 90_000  # ms: Run All Cells reaching a given cell
+FINISH_TIMEOUT = 120_000  # ms: the rest of a notebook after the last click
+HIGHLIGHT = "rgb(255, 247, 204)"  # nano.trace.to_html's yellow for the newest entry
+
+
+def expect(*args, **kwargs):
+    from playwright.sync_api import expect as playwright_expect  # not at import: see conftest.py
+
+    return playwright_expect(*args, **kwargs)
+
+
+# ---------------------------------------------------------------------------- JupyterLab moves
+
+def open_notebook(page, lab, shots, name: str) -> None:
+    """Open `name` alone in a fresh JupyterLab layout and wait for its kernel to be idle."""
+    layout = re.sub(r"\W", "-", Path(name).stem)  # a workspace of its own, reset: no other tabs
+    page.goto(lab.url(f"lab/workspaces/{layout}/tree/{name}", reset=""))
+    first_cell = page.locator(".jp-NotebookPanel .jp-Cell").first
+    try:
+        expect(first_cell).to_be_visible(timeout=OPEN_TIMEOUT)
+    except AssertionError:
+        # Seen once in many runs on a loaded machine: the page never showed the notebook.
+        # Keep the evidence, say so in the warnings summary, and reload once, as a student would.
+        picture = shots("open-stalled")
+        warnings.warn(f"JupyterLab had not shown {name} after {OPEN_TIMEOUT // 1000} s; reloaded once "
+                      f"(see {picture})")
+        page.reload()
+        expect(first_cell).to_be_visible(timeout=OPEN_TIMEOUT)
+    kernel = page.locator(".jp-StatusBar-Widget", has_text=re.compile(r"Python 3 \(ipykernel\) \| Idle"))
+    expect(kernel.first).to_be_visible(timeout=OPEN_TIMEOUT)
+    # The notebooks carry kernelspec metadata, so JupyterLab starts the kernel without asking.
+    expect(page.locator(".jp-Dialog"), "a dialog (a kernel picker?) opened with the notebook").to_have_count(0)
+    expect(page.locator(".jp-NotebookPanel-toolbar .jp-KernelName")).to_have_text("Python 3 (ipykernel)")
+    shots("opened")
+
+
+def run_all(page) -> None:
+    """Run > Run All Cells, as a student would. A cell awaiting a click holds back the rest."""
+    page.get_by_role("menuitem", name="Run", exact=True).click()
+    page.locator("li[data-command='runmenu:run-all']").click()
+
+
+def code_cell(page, marker: str):
+    """The one code cell whose source contains `marker` in its first lines.
+
+    (CodeMirror draws only the first screenful of an editor that is out of view, so a marker near
+    the end of a long cell is not in the page: use cell_printing for those.)
+    """
+    cells = page.locator(".jp-NotebookPanel .jp-CodeCell").filter(
+        has=page.locator(".jp-InputArea-editor", has_text=marker))
+    expect(cells, f"exactly one code cell containing {marker!r}").to_have_count(1)
+    return cells
+
+
+def cell_printing(page, text: str, timeout: float):
+    """The one code cell whose output contains `text`, once Run All has got that far."""
+    cells = page.locator(".jp-NotebookPanel .jp-CodeCell").filter(
+        has=page.locator(".jp-OutputArea", has_text=text))
+    expect(cells, f"exactly one code cell printing {text!r}").to_have_count(1, timeout=timeout)
+    return cells
+
+
+def output(cell):
+    return cell.locator(".jp-OutputArea")
+
+
+def in_view(element) -> bool:
+    """Whether `element` is wholly inside the notebook's visible area."""
+    return element.evaluate("""e => {
+        const box = e.getBoundingClientRect();
+        const area = e.closest('.jp-WindowedPanel-outer').getBoundingClientRect();
+        return box.top >= area.top && box.bottom <= area.bottom;
+    }""")
+
+
+def wait_until_finished(page) -> None:
+    """Wait until every code cell has run: each prompt shows a number, none [*] or [ ]."""
+    page.wait_for_function(
+        """() => {
+            const prompts = [...document.querySelectorAll('.jp-NotebookPanel .jp-CodeCell .jp-InputPrompt')];
+            return prompts.length > 0 && prompts.every(p => /^\\[\\d+\\]:$/.test(p.textContent.trim()));
+        }""", timeout=FINISH_TIMEOUT)
+
+
+def assert_no_errors(page) -> None:
+    """No cell printed a traceback or anything on stderr (the reference runs clean)."""
+    stderr = page.locator(".jp-NotebookPanel .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
+    texts = stderr.all_text_contents()
+    assert not texts, "cells wrote errors:\n" + "\n---\n".join(t[-1500:] for t in texts)
+
+
+# ---------------------------------------------------------------------------- the tests
+
+def test_lecture_04_gate_says_no_then_yes(page, shots, lab):
+    """Lecture 04, section 7: click n (the scratch copy stays as it is), then y (it gets the fix)."""
+    original = (lab.workspace / "fixtures" / "convert.py").read_text(encoding="utf-8")
+    assert BUG in original
+
+    open_notebook(page, lab, shots, "04-the-gate.ipynb")
+    run_all(page)
+
+    setup = cell_printing(page, "scratch copy:", timeout=REACH_TIMEOUT)
+    found = re.search(r"scratch copy: (\S+?convert\.py)", output(setup).text_content())
+    assert found, f"no 'scratch copy: <path>' in the setup cell's output: {output(setup).text_content()!r}"
+    scratch = Path(found.group(1))
+    assert scratch.is_relative_to(lab.tmpdir), f"the scratch copy {scratch} is not in the kernel's TMPDIR"
+    assert scratch.read_text(encoding="utf-8") == original
+
+    say_no = code_cell(page, "# Click n.")
+    no = say_no.get_by_role("button", name="n", exact=True)
+    expect(no).to_be_enabled(timeout=REACH_TIMEOUT)
+    expect(output(say_no)).to_contain_text("Allow edit_file? [y/n]")
+    expect(output(say_no)).to_contain_text(f"+    {FIX}")  # the diff is in the prompt, above the buttons
+    shots("n-cell-asks", show=no)
+    no.click()
+    expect(output(say_no)).to_contain_text("declined: edit_file never ran")
+    expect(output(say_no)).to_contain_text("the file is unchanged")
+    expect(output(say_no)).to_contain_text("→ n")
+    expect(say_no.get_by_role("button", name="y", exact=True)).to_be_disabled()
+    assert scratch.read_text(encoding="utf-8") == original, "n was clicked, yet the scratch copy changed"
+    shots("after-n", show=no)
+
+    say_yes = code_cell(page, "# Click y.")
+    yes = say_yes.get_by_role("button", name="y", exact=True)
+    expect(yes).to_be_enabled(timeout=REACH_TIMEOUT)
+    shots("y-cell-asks", show=yes)
+    yes.click()
+    expect(output(say_yes)).to_contain_text("approved: edit_file returned")
+    expect(output(say_yes)).to_contain_text("the file is edited")
+    expect(output(say_yes)).to_contain_text("→ y")
+    edited = scratch.read_text(encoding="utf-8")
+    assert FIX in edited and BUG not in edited, f"y was clicked, yet the scratch copy reads:\n{edited}"
+    assert edited == original.replace(BUG, FIX)
+    shots("after-y", show=yes)
+
+    wait_until_finished(page)
+    assert_no_errors(page)
+    assert (lab.workspace / "fixtures" / "convert.py").read_text(encoding="utf-8") == original
+    shots("finished")
+
+
+def _block_snippets(entry) -> list[str]:
+    """Text that the card of `entry` must show, block by block."""
+    content = entry["content"]
+    if isinstance(content, str):
+        return [content[:40]]
+    snippets = []
+    for block in content:
+        if block["type"] == "text":
+            snippets.append(block["text"][:40])
+        elif block["type"] == "tool_use":
+            snippets += ["tool_use", block["id"], block["name"]]
+        elif block["type"] == "tool_result":
+            snippets += ["tool_result", block["tool_use_id"]]
+    return snippets
+
+
+def test_lecture_01_step_through_the_trace(page, shots, lab):
+    """Lecture 01: next and back walk the six entries; the caption and the newest card follow."""
+    trace = json.loads((lab.workspace / "fixtures" / "celsius_trace.json").read_text(encoding="utf-8"))
+    entries, notes = trace["entries"], trace["notes"]
+    assert len(entries) == 6
+
+    open_notebook(page, lab, shots, "01-shape-of-an-agent.ipynb")
+    run_all(page)
+
+    # A click is a message to the kernel, which reads it only between cells: let Run All finish.
+    wait_until_finished(page)
+    assert_no_errors(page)
+    cell = code_cell(page, "step_through(trace.entries, trace.notes)")
+    widget = output(cell).locator(".widget-vbox").first
+    # by text: the accessible name of these buttons also holds their Font Awesome icon glyph
+    back = widget.locator("button", has_text=re.compile(r"^\s*back\s*$"))
+    forward = widget.locator("button", has_text=re.compile(r"^\s*next\s*$"))
+    expect(forward).to_be_visible(timeout=REACH_TIMEOUT)
+    caption = widget.locator(".widget-html-content").nth(0)
+    view = widget.locator(".widget-html-content").nth(1)
+    cards = view.locator(":scope > div > div")  # to_html: one wrapper div, one div per entry
+
+    def check(n: int) -> None:
+        note = notes[n - 1] if n else ""
+        expect(caption).to_have_text(f"{n} of 6 entries" + (f" — {note}" if note else ""))
+        expect(widget.locator(".widget-readout")).to_have_text(str(n))
+        (expect(back).to_be_disabled if n == 0 else expect(back).to_be_enabled)()
+        (expect(forward).to_be_disabled if n == 6 else expect(forward).to_be_enabled)()
+        if n == 0:
+            expect(view).to_contain_text("messages = [] (empty)")
+            shots("0-of-6", show=widget, align="start")
+            return
+        expect(cards).to_have_count(n)
+        newest = cards.nth(n - 1)
+        expect(newest).to_contain_text(f"messages[{n - 1}]")
+        expect(newest).to_contain_text(f"role: {entries[n - 1]['role']}")
+        for snippet in _block_snippets(entries[n - 1]):
+            expect(newest).to_contain_text(snippet)
+        assert newest.evaluate("e => getComputedStyle(e).backgroundColor") == HIGHLIGHT, \
+            f"entry {n - 1}, the newest, is not highlighted"
+        if n > 1:
+            assert cards.nth(n - 2).evaluate("e => getComputedStyle(e).backgroundColor") != HIGHLIGHT
+        shots(f"{n}-of-6", show=widget, align="start")
+        if not in_view(newest):  # the widget is taller than the window: scroll down, as a student would
+            shots(f"{n}-of-6-newest", show=newest, align="end")
+
+    check(1)
+    for n in range(2, 7):
+        forward.click()
+        check(n)
+    for n in range(5, -1, -1):
+        back.click()
+        check(n)
+
+
+def test_lecture_06_replay_through_the_widget_gate(page, shots, lab, tmp_path):
+    """Lecture 06, 7.3: the recorded model asks to edit; clicking y fixes the scratch copy."""
+    original = (lab.workspace / "fixtures" / "convert.py").read_text(encoding="utf-8")
+    earlier = set(lab.tmpdir.glob("nano-*"))  # e.g. lecture 04's demo folders, if it ran first
+
+    open_notebook(page, lab, shots, "06-repl.ipynb")
+    run_all(page)
+
+    mode = code_cell(page, 'print("mode:"')
+    expect(output(mode)).to_contain_text("mode: REPLAY of the recorded session", timeout=REACH_TIMEOUT)
+
+    cell = code_cell(page, "class ReplayWithGate")
+    yes = cell.get_by_role("button", name="y", exact=True)
+    expect(yes).to_be_enabled(timeout=REACH_TIMEOUT)
+    expect(output(cell)).to_contain_text("REPLAY WITH A REAL GATE")
+    expect(output(cell)).to_contain_text("> There's a bug in fixtures/convert.py")
+    expect(output(cell)).to_contain_text(f"-    {BUG}")
+    expect(output(cell)).to_contain_text("Allow edit_file? [y/n]")
+
+    # The session works in a scratch_dir, which is deleted as soon as the cell ends. While the
+    # gate waits, find it (the kernel's TMPDIR is ours) and keep its file by a hard link: the
+    # edit writes the file in place, so the link shows what the click did after the folder is gone.
+    waiting = [p for p in lab.tmpdir.glob("nano-*/fixtures/convert.py") if p.parent.parent not in earlier]
+    assert len(waiting) == 1, f"expected one scratch copy waiting for the gate, found {waiting}"
+    scratch = waiting[0]
+    assert scratch.read_text(encoding="utf-8") == original
+    kept = tmp_path / "convert.py"
+    os.link(scratch, kept)
+    shots("gate-asks", show=yes)
+
+    yes.click()
+    expect(output(cell)).to_contain_text("replay with gate: fixed: True", timeout=REACH_TIMEOUT)
+    expect(output(cell)).to_contain_text("→ y")
+    expect(output(cell)).to_contain_text(f"--- {scratch.parent.parent.name}/fixtures/convert.py after the session ---")
+    expect(output(cell)).to_contain_text("celsius_to_fahrenheit(100) = 212.0, celsius_to_fahrenheit(0) = 32.0")
+    edited = kept.read_text(encoding="utf-8")
+    assert edited == original.replace(BUG, FIX), \
+        f"y was clicked, yet the scratch copy reads:\n{edited}\n(if edit_file replaced the file " \
+        f"instead of writing it in place, the hard link kept the old one)"
+    assert not scratch.parent.parent.exists(), "scratch_dir left its folder behind"
+    shots("after-y", show=yes)
+
+    wait_until_finished(page)
+    assert_no_errors(page)
+    last = code_cell(page, "the workspace's fixtures/convert.py still has the planted bug")
+    expect(output(last)).to_contain_text("still has the planted bug: True")
+    assert (lab.workspace / "fixtures" / "convert.py").read_text(encoding="utf-8") == original
+    shots("finished", show=last)
