@@ -188,7 +188,7 @@ def _our_kernels(runtime_dir: Path) -> list[int]:
     return found
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def lab(chromium_executable, solved_workspace, tmp_path_factory):
     """JupyterLab serving the solved workspace on 127.0.0.1, stopped (with its kernels) at the end."""
     home = tmp_path_factory.mktemp("lab-home")
@@ -274,9 +274,13 @@ def _stop(server: Lab) -> None:
 
 # ---------------------------------------------------------------------------- the browser
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser(chromium_executable, tmp_path_factory):
-    """Headless Chromium with a fresh profile, 1400x1000, driven by Playwright."""
+    """Headless Chromium with a fresh profile, 1400x1000, driven by Playwright.
+
+    Module scope: Playwright's sync API keeps an asyncio loop running in this thread while it is
+    open, and later tests that call asyncio.run() must not find it there.
+    """
     from playwright.sync_api import sync_playwright
 
     with sync_playwright() as playwright:
