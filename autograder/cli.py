@@ -1,4 +1,5 @@
-"""nano-course: the instructor's command line (build, student, grade) and the authors' (notebooks, check)."""
+"""nano-course: the instructor's command line (build, student, grade, report) and the authors'
+(notebooks, check, samples)."""
 
 import argparse
 import sys
@@ -19,9 +20,23 @@ def main(argv: list[str] | None = None) -> int:
     student.add_argument("--course", type=Path, default=None,
                          help="take the release of this built course (default: build one in a temporary folder)")
 
-    grade = commands.add_parser("grade", help="autograde every submission in SUBMISSIONS; write grades.csv")
-    grade.add_argument("submissions", type=Path, help="a folder holding one folder per student")
+    grade = commands.add_parser("grade", help="autograde every submission in SUBMISSIONS; write grades.csv and feedback")
+    grade.add_argument("submissions", type=Path,
+                       help="a folder holding one folder or <student_id>.zip per student, or an "
+                            "nbgrader course whose submitted/ came from nbgrader collect")
     grade.add_argument("--course", type=Path, default=DEFAULT_COURSE, help="course folder (default: %(default)s)")
+    grade.add_argument("--workers", type=int, default=None,
+                       help="students graded at once (default: two per CPU, at most 8)")
+    grade.add_argument("--timeout", type=int, default=None,
+                       help="seconds a cell may run (default: the course's Execute.timeout, 30)")
+
+    report = commands.add_parser("report", help="write COURSE/report.html: score distributions, failure rates")
+    report.add_argument("--course", type=Path, default=DEFAULT_COURSE, help="course folder (default: %(default)s)")
+
+    samples = commands.add_parser("samples", help="write the sample class in fixtures/submissions from the release")
+    samples.add_argument("--course", type=Path, default=None,
+                         help="take the release of this built course (default: build one in a temporary folder)")
+    samples.add_argument("--check", action="store_true", help="only list samples that differ from what would be written")
 
     nbs = commands.add_parser("notebooks", help="build lectures/NN-*.ipynb from lectures/src/*.md")
     nbs.add_argument("--check", action="store_true", help="only report notebooks that are out of date")
@@ -62,12 +77,31 @@ def _student(args) -> int:
 
 
 def _grade(args) -> int:
+    import os
+
     from autograder import grade
 
     if not args.submissions.is_dir():
         raise OSError(f"{args.submissions} is not a folder of submissions")
-    grade.grade_all(args.submissions, args.course)
+    # Grading waits on kernels and sleeping test commands as much as it computes: two per CPU.
+    workers = args.workers if args.workers is not None else min(8, 2 * (os.cpu_count() or 1))
+    grade.grade_all(args.submissions, args.course, echo=lambda line: print(line, flush=True),
+                    workers=max(1, workers), timeout=args.timeout)
     return 0
+
+
+def _report(args) -> int:
+    from autograder import report
+
+    page = report.write_report(args.course.resolve())
+    print(f"wrote the report in {page}")
+    return 0
+
+
+def _samples(args) -> int:
+    from autograder import samples
+
+    return samples.main(course=args.course, check=args.check)
 
 
 def _notebooks(args) -> int:
@@ -87,8 +121,8 @@ def _check(args) -> int:
     return 0 if check_lecture(args.lecture) else 1
 
 
-COMMANDS = {"build": _build, "student": _student, "grade": _grade,
-            "notebooks": _notebooks, "check": _check}
+COMMANDS = {"build": _build, "student": _student, "grade": _grade, "report": _report,
+            "samples": _samples, "notebooks": _notebooks, "check": _check}
 
 if __name__ == "__main__":
     sys.exit(main())

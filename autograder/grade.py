@@ -1,36 +1,53 @@
-"""Bulk grading: every submission in a folder, autograded by real nbgrader, into grades.csv.
+"""Bulk grading: every hand-in of a class, autograded by real nbgrader, into grades.csv and feedback.
 
-A submission is a student's copy of their workspace, in a folder named by student id. Each one
-goes into the course's `submitted/` as nbgrader expects, is autograded with the course's
-config (so the student's nano/*.py are kept and everything else is restored from the source),
-and its per-notebook scores are read back from the gradebook. One bad submission never stops
-the batch: it gets the points nbgrader gave it, and a reason in the table.
+`grade_all` takes a folder of hand-ins (see intake.py), stages each one in the course's
+`submitted/`, and autogrades it with the course's config: the student's nano/*.py are kept,
+everything else is restored from the source. One bad hand-in never stops the batch, and each
+gets the points it earns, with the reason in the `problem` column:
+- an unreadable or missing notebook scores 0 for its lecture; the others are graded;
+- a missing or unparsable nano/*.py is graded as its stub (not written), so that the later
+  lectures, whose tests replace it with test doubles, are still graded on their own work;
+- a deleted test cell is put back and run; an edited one is restored (nbgrader does that);
+- a cell past the time limit is interrupted and scores 0; a cell that kills the kernel or
+  ignores the interrupt scores 0, and the kernel is restarted so that the cells after it count.
+Students are graded `workers` at a time, each in a private copy of the course (its own
+gradebook, merged back after) by a worker process that student code can kill without harm.
 """
 
+import copy
 import csv
-import datetime
-import re
+import json
 import shutil
-import warnings
+import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder import release
+from autograder import intake, notebooks, release, worker
 
-STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
+STUDENT_ID = intake.STUDENT_ID
+COURSE_ID = worker.COURSE_ID
+SCRATCH = ".grading"  # private course copies live here while their student is graded
 
 
 @dataclass(frozen=True)
 class Grade:
-    """One student's result: points per lecture ("01".."06"), and what went wrong, if anything."""
+    """One student's result: points per lecture ("01".."06"), and what went wrong, if anything.
+
+    Each problem that belongs to one lecture starts with its number ("02: ...").
+    """
 
     student: str
     scores: dict[str, float] = field(default_factory=dict)
-    problem: str = ""
+    problems: tuple[str, ...] = ()
+    graded: bool = True
 
     @property
     def total(self) -> float:
         return round(sum(self.scores.values()), 2)
+
+    @property
+    def problem(self) -> str:
+        return "; ".join(self.problems)
 
 
 def lectures_of(course: Path) -> dict[str, str]:
@@ -39,76 +56,282 @@ def lectures_of(course: Path) -> dict[str, str]:
     return {name: name[:2] for name in names}
 
 
-def find_submissions(folder: Path) -> list[tuple[str, Path | None, str]]:
-    """(student id, folder, problem) for every entry of `folder`; folder is None when unusable."""
-    found = []
-    for entry in sorted(folder.iterdir()):
-        if entry.name.startswith(".") or entry.name == "__MACOSX":
+def max_points(course: Path) -> dict[str, float]:
+    """Lecture number -> the points its notebook awards."""
+    return {nb.stem[:2]: round(sum(notebooks.points(notebooks.load(nb)).values()), 2)
+            for nb in sorted((course / "release" / release.ASSIGNMENT).glob("*.ipynb"))}
+
+
+def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
+              timeout: int | None = None, feedback: bool = True) -> list[Grade]:
+    """Grade every hand-in in `submissions` with the course at `course`.
+
+    Writes `grades.csv`, `problems.csv`, `feedback/<student>/` and `logs/<student>.txt` in the
+    course; echoes one progress line per student and the table. `timeout` overrides the
+    course's seconds per cell; `workers` grades that many students at once.
+    """
+    course = course.resolve()
+    if not (course / "release" / release.ASSIGNMENT).is_dir():
+        echo(f"building the course in {course} ...")
+        release.build_course(course)
+    release.nbgrader_api(course)  # checks the config and puts alembic on PATH
+    lectures = lectures_of(course)
+    numbers = sorted(set(lectures.values()))
+    out_of = sum(max_points(course).values())
+    hand_ins, notes = intake.hand_ins(submissions)
+    for note in notes:
+        echo(note)
+
+    grades: dict[str, Grade] = {}
+    jobs: dict[str, dict] = {}
+    scratch = course / SCRATCH
+    shutil.rmtree(scratch, ignore_errors=True)
+    done = 0
+
+    def report(grade: Grade) -> None:
+        nonlocal done
+        done += 1
+        grades[grade.student] = grade
+        said = f"{grade.total:g}/{out_of:g}" if grade.graded else "not graded"
+        echo(f"{progress_bar(done, len(hand_ins))} {grade.student} ... {said}"
+             + (f"  ({grade.problem})" if grade.problem else ""))
+
+    for hand_in in hand_ins:
+        zeros = {k: 0.0 for k in numbers}
+        if hand_in.problem:
+            report(Grade(hand_in.student, zeros, (hand_in.problem,), graded=False))
             continue
-        if not entry.is_dir():
-            found.append((entry.name, None, "not a folder (zip intake comes with issue 5)"))
-        elif not STUDENT_ID.match(entry.name):
-            found.append((entry.name, None, "not a valid student id (letters, digits, _ . @ -)"))
+        staged = course / "submitted" / hand_in.student / release.ASSIGNMENT
+        try:
+            found = intake.stage(hand_in, staged)
+            found += _prepare(course, hand_in.student)
+        except intake.IntakeError as exc:
+            report(Grade(hand_in.student, zeros, (str(exc),), graded=False))
+            continue
+        except Exception as exc:  # a bad submission must not stop the batch
+            report(Grade(hand_in.student, zeros, (f"could not be read: {type(exc).__name__}: {exc}",),
+                         graded=False))
+            continue
+        jobs[hand_in.student] = {"course": str(course), "private": str(course / SCRATCH / hand_in.student),
+                                 "student": hand_in.student, "timeout": timeout, "problems": found}
+
+    if jobs:
+        echo(f"grading {len(jobs)} submission{'s' * (len(jobs) != 1)} with nbgrader"
+             + (f", {workers} at a time" if workers > 1 and len(jobs) > 1 else "") + " ...")
+    with worker.quiet():
+        for student, outcome in worker.run(jobs, workers, course / "logs"):
+            report(_finish(course, student, outcome, lectures))
+        shutil.rmtree(scratch, ignore_errors=True)
+
+        ordered = [grades[h.student] for h in hand_ins]
+        write_csv(ordered, numbers, course / "grades.csv")
+        write_problems(ordered, course / "problems.csv")
+        if feedback:
+            from autograder import feedback as feedback_pages
+
+            for grade in ordered:
+                feedback_pages.write_student(course, grade)
+    echo(table(ordered, numbers))
+    echo(f"wrote {course / 'grades.csv'} and problems.csv"
+         + (f"; each student's feedback in {course / 'feedback'}/<student_id>/index.html" if feedback else ""))
+    return ordered
+
+
+def progress_bar(done: int, total: int, width: int = 20) -> str:
+    """`[ 3/15] ####----------------`: how far the batch has got, at the start of each line."""
+    filled = round(width * done / total) if total else width
+    return f"[{done:>{len(str(total))}}/{total}] " + "#" * filled + "-" * (width - filled)
+
+
+# ---------------------------------------------------------------------------------------------
+# Before grading: a private copy of the course, with the hand-in repaired where it must be.
+
+def _prepare(course: Path, student: str) -> list[str]:
+    """Make the private course in which `student` is graded; return the problems it had to repair.
+
+    The hand-in in submitted/ stays as it came; only the private copy is repaired.
+    """
+    private = course / SCRATCH / student
+    shutil.rmtree(private, ignore_errors=True)
+    private.mkdir(parents=True)
+    shutil.copy2(course / "gradebook.db", private / "gradebook.db")
+    (private / "source").symlink_to(course / "source", target_is_directory=True)
+    work = private / "submitted" / student / release.ASSIGNMENT
+    shutil.copytree(course / "submitted" / student / release.ASSIGNMENT, work)
+    return repair(work, course / "release" / release.ASSIGNMENT)
+
+
+def repair(work: Path, release_dir: Path) -> list[str]:
+    """Make the workspace copy `work` gradeable, in place; return what was wrong, in words.
+
+    Unreadable notebooks are removed (nbgrader then scores them 0, as it does missing ones);
+    deleted test cells are put back from the release; a missing or unparsable nano/*.py is
+    replaced by its stub. Edited test cells are only reported: nbgrader restores them.
+    """
+    problems = []
+    for released in sorted(release_dir.glob("*.ipynb")):
+        number, mine = released.stem[:2], work / released.name
+        if not mine.is_file():
+            problems.append(f"{number}: notebook {released.name} missing (scores 0)")
+            continue
+        try:
+            json.loads(mine.read_text(encoding="utf-8"))
+            nb = notebooks.load(mine)
+            if not isinstance(nb.get("cells"), list):
+                raise ValueError("it has no list of cells")
+        except Exception as exc:  # JSON errors, nbformat errors, encoding errors
+            mine.unlink()
+            if isinstance(exc, json.JSONDecodeError):
+                why = f"not valid JSON: {exc.msg} at line {exc.lineno}"
+            elif isinstance(exc, UnicodeDecodeError):
+                why = "not UTF-8 text"
+            else:
+                why = (str(exc).splitlines() or [type(exc).__name__])[0][:80]
+            problems.append(f"{number}: {released.name} is not a readable notebook ({why}): scores 0")
+            continue
+        changed, said = restore_test_cells(nb, notebooks.load(released))
+        problems += [f"{number}: {s}" for s in said]
+        if changed:
+            mine.write_text(notebooks.render(nb), encoding="utf-8")
+    for name in release.STUDENT_FILES:
+        mine, stub = work / name, release_dir / name
+        if not mine.is_file():
+            problems.append(f"{name} missing: graded as not written")
         else:
-            found.append((entry.name, entry, ""))
-    return found
+            try:
+                compile(mine.read_bytes(), name, "exec")
+                continue
+            except (SyntaxError, ValueError) as exc:
+                where = f" line {exc.lineno}" if getattr(exc, "lineno", None) else ""
+                problems.append(f"{name} does not parse ({type(exc).__name__}{where}): "
+                                "graded as not written")
+        mine.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(stub, mine)
+    return problems
 
 
-def _stage(submission: Path, course: Path, student: str) -> None:
-    target = course / "submitted" / student / release.ASSIGNMENT
-    if target.parent.exists():
-        shutil.rmtree(target.parent)
-    shutil.copytree(submission, target, symlinks=True,
-                    ignore=shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints"))
-    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f %Z")
-    (target / "timestamp.txt").write_text(stamp, encoding="utf-8")
+def restore_test_cells(nb, released) -> tuple[bool, list[str]]:
+    """Put back each graded test cell of `released` that `nb` lost, after the cell it followed.
+
+    Returns whether `nb` changed and what was found: deleted or edited test cells, deleted
+    answer cells. An edited test cell gets its nbgrader metadata back here; its source is left
+    to nbgrader, which restores it (hidden tests included) from its database.
+    """
+    def key(cell):
+        gid = cell.metadata.get("nbgrader", {}).get("grade_id")
+        return ("grade_id", gid) if gid else ("id", cell.get("id"))
+
+    position = {key(c): i for i, c in enumerate(nb.cells)}
+    said, changed, anchor = [], False, -1
+    for cell in released.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        k = key(cell)
+        if k in position:
+            anchor = position[k]
+            mine = nb.cells[anchor]
+            if meta.get("grade") and not meta.get("solution") and (
+                    mine.source != cell.source or mine.cell_type != cell.cell_type
+                    or mine.metadata.get("nbgrader") != meta):
+                said.append(f"test cell {meta['grade_id']} was edited (restored)")
+                if mine.metadata.get("nbgrader") != meta:  # nbgrader trusts some of these flags
+                    mine.metadata["nbgrader"] = copy.deepcopy(meta)
+                    changed = True
+            continue
+        if meta.get("solution"):
+            said.append(f"answer cell {meta['grade_id']} deleted")
+        elif meta.get("grade"):
+            said.append(f"test cell {meta['grade_id']} deleted (put back and run)")
+            anchor += 1
+            nb.cells.insert(anchor, cell)
+            position = {key(c): i for i, c in enumerate(nb.cells)}
+            changed = True
+    return changed, said
+
+
+# ---------------------------------------------------------------------------------------------
+# After grading: the private course merged back into the course.
+
+def _finish(course: Path, student: str, outcome: dict, lectures: dict[str, str]) -> Grade:
+    """Merge a graded private course back into the course; return the student's Grade."""
+    private = course / SCRATCH / student
+    problems = list(outcome.get("problems", []))
+    try:
+        if not outcome.get("failed"):
+            merge_submission(private / "gradebook.db", course / "gradebook.db", student)
+            graded = private / "autograded" / student
+            target = course / "autograded" / student
+            if target.exists():
+                shutil.rmtree(target)
+            if graded.is_dir():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.move(str(graded), str(target))
+        logs = course / "logs"
+        logs.mkdir(exist_ok=True)
+        (logs / f"{student}.txt").write_text(outcome.get("log", ""), encoding="utf-8")
+    except Exception as exc:  # a submission that wrecked its private course
+        problems.append(f"grading failed: {type(exc).__name__}: {exc}")
+        outcome = {**outcome, "failed": True}
+    finally:
+        shutil.rmtree(private, ignore_errors=True)
+    numbers = sorted(set(lectures.values()))
+    if outcome.get("failed"):
+        return Grade(student, {k: 0.0 for k in numbers}, tuple(problems), graded=False)
+    return Grade(student, _scores(course, student, lectures), tuple(problems))
+
+
+def merge_submission(source_db: Path, target_db: Path, student: str) -> None:
+    """Copy `student`'s submission, grades and comments from one gradebook into another,
+    replacing what the target held for them."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    with Gradebook(f"sqlite:///{source_db}", COURSE_ID) as src, \
+            Gradebook(f"sqlite:///{target_db}", COURSE_ID) as dst:
+        dst.update_or_create_student(student)
+        try:
+            dst.remove_submission(release.ASSIGNMENT, student)
+        except MissingEntry:
+            pass
+        try:
+            theirs = src.find_submission(release.ASSIGNMENT, student)
+        except MissingEntry:  # nothing nbgrader could read: a submission of zeros
+            for nb in dst.add_submission(release.ASSIGNMENT, student).notebooks:
+                for grade in nb.grades:
+                    grade.auto_score, grade.needs_manual_grade = 0.0, False
+            dst.db.commit()
+            return
+        dst.add_submission(release.ASSIGNMENT, student, timestamp=theirs.timestamp,
+                           extension=theirs.extension)
+        for nb in theirs.notebooks:
+            ours = dst.find_submission_notebook(nb.name, release.ASSIGNMENT, student)
+            ours.flagged = nb.flagged
+            ours.late_submission_penalty = nb.late_submission_penalty
+            for grade in nb.grades:
+                into = dst.find_grade(grade.name, nb.name, release.ASSIGNMENT, student)
+                into.auto_score, into.manual_score = grade.auto_score, grade.manual_score
+                into.extra_credit, into.needs_manual_grade = grade.extra_credit, grade.needs_manual_grade
+            for comment in nb.comments:
+                into = dst.find_comment(comment.name, nb.name, release.ASSIGNMENT, student)
+                into.auto_comment, into.manual_comment = comment.auto_comment, comment.manual_comment
+        dst.db.commit()
 
 
 def _scores(course: Path, student: str, lectures: dict[str, str]) -> dict[str, float]:
     from nbgrader.api import Gradebook, MissingEntry
 
     scores = {number: 0.0 for number in lectures.values()}
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}") as gb:
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", COURSE_ID) as gb:
         try:
             submission = gb.find_submission(release.ASSIGNMENT, student)
         except MissingEntry:
             return scores
         for notebook in submission.notebooks:
             if notebook.name in lectures:
-                scores[lectures[notebook.name]] = round(float(notebook.score or 0.0), 2)
+                scores[lectures[notebook.name]] = round(float(notebook.score or 0.0), 3)
     return scores
 
 
-def grade_all(submissions: Path, course: Path, echo=print) -> list[Grade]:
-    """Grade every submission in `submissions` with the course at `course`; write grades.csv."""
-    warnings.filterwarnings("ignore", message=".*not in session.*")  # nbgrader vs SQLAlchemy 2.1
-    course = course.resolve()
-    if not (course / "release" / release.ASSIGNMENT).is_dir():
-        echo(f"building the course in {course} ...")
-        release.build_course(course)
-    api = release.nbgrader_api(course)
-    lectures = lectures_of(course)
-    entries = find_submissions(submissions)
-    grades = []
-    for n, (student, folder, problem) in enumerate(entries, 1):
-        echo(f"[{n}/{len(entries)}] {student} ...")
-        if folder is None:
-            grades.append(Grade(student, {k: 0.0 for k in lectures.values()}, problem))
-            continue
-        try:
-            _stage(folder, course, student)
-            result = api.autograde(release.ASSIGNMENT, student, force=True, create=True)
-            if not result["success"]:
-                last = (result.get("error") or result.get("log") or "").strip().splitlines()
-                problem = "nbgrader: " + (last[-1] if last else "autograde failed")
-        except Exception as exc:  # a bad submission must not stop the batch
-            problem = f"{type(exc).__name__}: {exc}"
-        grades.append(Grade(student, _scores(course, student, lectures), problem))
-    write_csv(grades, sorted(set(lectures.values())), course / "grades.csv")
-    echo(table(grades, sorted(set(lectures.values()))))
-    echo(f"wrote {course / 'grades.csv'}")
-    return grades
-
+# ---------------------------------------------------------------------------------------------
+# Results: the CSV, the problems, the table.
 
 def write_csv(grades: list[Grade], lectures: list[str], path: Path) -> None:
     with path.open("w", newline="", encoding="utf-8") as out:
@@ -119,6 +342,26 @@ def write_csv(grades: list[Grade], lectures: list[str], path: Path) -> None:
                              f"{g.total:g}"])
 
 
+def write_problems(grades: list[Grade], path: Path) -> None:
+    """problems.csv: one row per problem found, for the students who had any."""
+    with path.open("w", newline="", encoding="utf-8") as out:
+        writer = csv.writer(out)
+        writer.writerow(["student_id", "graded", "problem"])
+        for g in grades:
+            for problem in g.problems:
+                writer.writerow([g.student, "yes" if g.graded else "no", problem])
+
+
+def read_problems(course: Path) -> dict[str, list[str]]:
+    path = course / "problems.csv"
+    found: dict[str, list[str]] = {}
+    if path.is_file():
+        with path.open(newline="", encoding="utf-8") as rows:
+            for row in csv.DictReader(rows):
+                found.setdefault(row["student_id"], []).append(row["problem"])
+    return found
+
+
 def table(grades: list[Grade], lectures: list[str]) -> str:
     width = max([10, *(len(g.student) for g in grades)])
     lines = [f"{'student':{width}}  " + "  ".join(f"{k:>5}" for k in lectures) + "  total  problem"]
@@ -126,3 +369,9 @@ def table(grades: list[Grade], lectures: list[str]) -> str:
         cells = "  ".join(f"{g.scores.get(k, 0.0):5.2f}" for k in lectures)
         lines.append(f"{g.student:{width}}  {cells}  {g.total:5.2f}  {g.problem}".rstrip())
     return "\n".join(lines)
+
+
+if __name__ == "__main__":  # python -m autograder.grade SUBMISSIONS [--course DIR] ...
+    from autograder.cli import main
+
+    sys.exit(main(["grade", *sys.argv[1:]]))

@@ -1,0 +1,239 @@
+"""Intake: a folder of hand-ins, turned into one clean workspace copy per student, or a reason why not.
+
+A hand-in is a folder named by student id, a `<student_id>.zip` (the shape an LMS download
+has), or a student's folder in the `submitted/` of an nbgrader course (as `nbgrader collect`
+leaves it). Archives may nest the workspace in top folders and carry `__MACOSX` or
+`.ipynb_checkpoints`; those are found or dropped. A bad id, two hand-ins for one id, an unsafe or
+oversized zip are reported with their reason and never guessed at.
+"""
+
+import datetime
+import os
+import re
+import shutil
+import stat
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
+JUNK_DIRS = {"__MACOSX", ".ipynb_checkpoints", "__pycache__", ".git", ".venv", "venv"}
+JUNK_FILES = re.compile(r"^(\._.*|\.DS_Store|Thumbs\.db|desktop\.ini|.*\.pyc)$")
+NOTEBOOK = re.compile(r"^\d\d-.*\.ipynb$")
+PACKAGE_FILES = ("protocol.py", "tools.py", "gate.py", "model.py", "loop.py", "repl.py")
+# Files that look like a hand-in in a format we do not take; other stray files are only noted.
+ARCHIVES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".rar", ".7z", ".gz", ".ipynb", ".py")
+
+MAX_BYTES = 50_000_000  # one workspace is under 1 MB; this leaves room for outputs and data
+MAX_FILES = 5_000
+MAX_RATIO = 200  # uncompressed / compressed size of one zip member larger than RATIO_FLOOR
+RATIO_FLOOR = 1_000_000
+MAX_DEPTH = 4  # how deep an archive may nest the workspace
+
+
+class IntakeError(ValueError):
+    """A hand-in that cannot be graded, and why, in words for the table."""
+
+
+@dataclass(frozen=True)
+class HandIn:
+    """One row of the class: a student id, where the hand-in is, and why it cannot be graded."""
+
+    student: str
+    source: Path
+    problem: str = ""
+
+
+def hand_ins(folder: Path) -> tuple[list[HandIn], list[str]]:
+    """Every hand-in in `folder`, with a problem for bad ids and duplicates; notes on skipped files.
+
+    `folder` may be an nbgrader course (its `submitted/` is read) or hold one entry per student.
+    """
+    if (folder / "submitted").is_dir() and (folder / "nbgrader_config.py").is_file():
+        folder = folder / "submitted"
+    found: dict[str, list[tuple[str, Path]]] = {}  # lower-case id -> (id, path)
+    rows: list[HandIn] = []
+    notes: list[str] = []
+    for entry in sorted(folder.iterdir()):
+        name = entry.name
+        if name.startswith(".") or name in JUNK_DIRS or JUNK_FILES.match(name):
+            continue
+        if entry.is_dir():
+            student = name
+        elif name.lower().endswith(".zip"):
+            student = name[:-4]
+        elif name.lower().endswith(ARCHIVES):
+            rows.append(HandIn(name, entry, "not a folder or a .zip: not graded (ask for a .zip)"))
+            continue
+        else:
+            notes.append(f"skipped {name}: a file, not a folder or a .zip")
+            continue
+        if not STUDENT_ID.match(student):
+            rows.append(HandIn(name, entry, "not a valid student id (letters, digits, _ . @ -; "
+                                            "rename it to the student's id): not graded"))
+            continue
+        found.setdefault(student.lower(), []).append((student, entry))
+    for claims in found.values():
+        if len(claims) == 1:
+            rows.append(HandIn(claims[0][0], claims[0][1]))
+            continue
+        names = " and ".join(path.name + ("/" if path.is_dir() else "") for _, path in claims)
+        for student in sorted({student for student, _ in claims}):
+            rows.append(HandIn(student, claims[0][1], f"duplicate: {names} "
+                               f"{'both' if len(claims) == 2 else 'all'} claim this id: not graded, keep one"))
+    return sorted(rows, key=lambda row: row.student.lower()), notes
+
+
+def unpack(archive: Path, dest: Path, max_bytes: int = MAX_BYTES, max_files: int = MAX_FILES,
+           max_ratio: float = MAX_RATIO) -> None:
+    """Extract the zip `archive` into `dest`, or raise IntakeError before writing anything unsafe.
+
+    Refuses absolute paths and `..` (path traversal), encrypted members, more than `max_files`
+    members, more than `max_bytes` unpacked, and members that inflate more than `max_ratio` times
+    (a zip bomb). Symbolic links and junk (`__MACOSX`, checkpoints, caches) are not extracted.
+    """
+    try:
+        zf = zipfile.ZipFile(archive)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise IntakeError(f"not a readable zip file ({exc})") from None
+    with zf:
+        members = zf.infolist()
+        if len(members) > max_files:
+            raise IntakeError(f"zip holds {len(members)} files, more than the limit of {max_files}")
+        total = 0
+        keep = []
+        for info in members:
+            name = info.filename.replace("\\", "/")
+            parts = PurePosixPath(name).parts
+            if name.startswith("/") or ".." in parts or (parts and ":" in parts[0]):
+                raise IntakeError(f"zip refused: member {name!r} would be written outside the "
+                                  "submission (path traversal)")
+            if info.flag_bits & 0x1:
+                raise IntakeError(f"zip refused: member {name!r} is encrypted")
+            total += info.file_size
+            if total > max_bytes:
+                raise IntakeError(f"zip refused: it unpacks to more than {max_bytes // 1_000_000} MB "
+                                  "(a zip bomb, or data that does not belong in a workspace)")
+            if info.file_size > RATIO_FLOOR and info.file_size > max_ratio * max(info.compress_size, 1):
+                raise IntakeError(f"zip refused: member {name!r} inflates "
+                                  f"{info.file_size // max(info.compress_size, 1)} times "
+                                  f"({info.file_size:,} bytes; a zip bomb)")
+            if stat.S_ISLNK(info.external_attr >> 16) or any(p in JUNK_DIRS for p in parts) \
+                    or (parts and JUNK_FILES.match(parts[-1])):
+                continue
+            keep.append((info, parts))
+        written = 0
+        root = dest.resolve()
+        for info, parts in keep:
+            if not parts:
+                continue
+            target = root.joinpath(*parts)
+            if root not in target.resolve().parents and target.resolve() != root:
+                raise IntakeError(f"zip refused: member {info.filename!r} escapes the submission")
+            if info.is_dir():
+                target.mkdir(parents=True, exist_ok=True)
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            with zf.open(info) as src, open(target, "wb") as out:
+                while chunk := src.read(1 << 16):
+                    written += len(chunk)
+                    if written > max_bytes:  # the headers lied about the sizes
+                        raise IntakeError(f"zip refused: it unpacks to more than "
+                                          f"{max_bytes // 1_000_000} MB (a zip bomb)")
+                    out.write(chunk)
+
+
+def workspace_root(folder: Path) -> Path:
+    """The folder inside `folder` that holds the lecture notebooks or the nano/ package.
+
+    Takes the shallowest such folder, so that an archive's top folders (`alice/`,
+    `workspace/`, `submitted/alice/nano/`) do not matter. Raises IntakeError if there is none,
+    or two at the same depth.
+    """
+    level = [folder]
+    for _ in range(MAX_DEPTH + 1):
+        roots = [d for d in level if _is_workspace(d)]
+        if len(roots) == 1:
+            return roots[0]
+        if roots:
+            names = ", ".join(str(d.relative_to(folder)) + "/" for d in roots)
+            raise IntakeError(f"holds more than one workspace ({names}): hand in one")
+        level = [child for d in level for child in sorted(d.iterdir())
+                 if child.is_dir() and not child.is_symlink() and child.name not in JUNK_DIRS
+                 and not child.name.startswith(".")]
+        if not level:
+            break
+    raise IntakeError("holds no lecture notebook and no nano/ package: nothing to grade")
+
+
+def _is_workspace(folder: Path) -> bool:
+    if any(NOTEBOOK.match(p.name) and p.is_file() for p in folder.iterdir()):
+        return True
+    package = folder / "nano"
+    return package.is_dir() and any((package / name).is_file() for name in PACKAGE_FILES)
+
+
+def copy_clean(src: Path, dest: Path, max_bytes: int = MAX_BYTES, max_files: int = MAX_FILES) -> list[str]:
+    """Copy the workspace `src` to `dest` without junk or symbolic links; return what was left out."""
+    total, count, skipped = 0, 0, []
+    for dirpath, dirnames, filenames in os.walk(src):
+        dirnames[:] = sorted(d for d in dirnames if d not in JUNK_DIRS)
+        for name in filenames:
+            path = Path(dirpath, name)
+            if JUNK_FILES.match(name):
+                continue
+            if path.is_symlink() or not path.is_file():
+                skipped.append(str(path.relative_to(src)))
+                continue
+            total += path.stat().st_size
+            count += 1
+            if total > max_bytes or count > max_files:
+                raise IntakeError(f"larger than the limit of {max_bytes // 1_000_000} MB or "
+                                  f"{max_files} files: not graded")
+    for dirpath, dirnames, filenames in os.walk(src):
+        dirnames[:] = [d for d in dirnames if d not in JUNK_DIRS and not Path(dirpath, d).is_symlink()]
+        rel = Path(dirpath).relative_to(src)
+        (dest / rel).mkdir(parents=True, exist_ok=True)
+        for name in filenames:
+            path = Path(dirpath, name)
+            if JUNK_FILES.match(name) or path.is_symlink() or not path.is_file():
+                continue
+            shutil.copy2(path, dest / rel / name)
+    return [f"ignored symbolic link {name}" for name in skipped]
+
+
+def stage(hand_in: HandIn, dest: Path) -> list[str]:
+    """Put the workspace of `hand_in` at `dest` (a course's submitted/<id>/<assignment>), cleaned.
+
+    Returns notes on what was left out; raises IntakeError when there is nothing safe to grade.
+    A hand-in already at `dest` (nbgrader's own submitted/ folder) is graded where it is.
+    """
+    if hand_in.source.is_dir():
+        root = workspace_root(hand_in.source)
+        if root.resolve() == dest.resolve():
+            _stamp(dest)
+            return []
+        return _replace(root, dest)
+    with tempfile.TemporaryDirectory(prefix="nano-intake-") as tmp:
+        unpack(hand_in.source, Path(tmp))
+        return _replace(workspace_root(Path(tmp)), dest)
+
+
+def _replace(root: Path, dest: Path) -> list[str]:
+    with tempfile.TemporaryDirectory(prefix="nano-intake-") as tmp:
+        fresh = Path(tmp, "copy")
+        notes = copy_clean(root, fresh)  # raises before anything at dest is touched
+        if dest.parent.exists():
+            shutil.rmtree(dest.parent)
+        dest.parent.mkdir(parents=True)
+        shutil.move(str(fresh), str(dest))
+    _stamp(dest)
+    return notes
+
+
+def _stamp(dest: Path) -> None:
+    """Give the hand-in the timestamp.txt nbgrader reads, unless `nbgrader collect` already did."""
+    if not (dest / "timestamp.txt").is_file():
+        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f %Z")
+        (dest / "timestamp.txt").write_text(stamp, encoding="utf-8")

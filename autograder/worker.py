@@ -1,0 +1,336 @@
+"""Grading one student with real nbgrader, in a worker process that student code cannot hurt.
+
+`run` feeds jobs (one student each, already staged in a private copy of the course) to
+`python -m autograder.worker` processes, `workers` at a time. A worker autogrades its student
+one notebook at a time with nbgrader's Autograde, whose Execute is replaced by GuardedExecute:
+a cell that kills the kernel or ignores the interrupt scores 0, and the kernel is restarted with
+the cells before it run again, so that the cells after it are graded on their own. The kernels'
+own stderr (the "running over TCP without encryption" warning) goes to the student's log, and
+student code that kills its worker costs only that student's job.
+"""
+
+import contextlib
+import copy
+import functools
+import json
+import os
+import queue
+import signal
+import subprocess
+import sys
+import threading
+import time
+import warnings
+from pathlib import Path
+
+from autograder import notebooks, release
+
+COURSE_ID = "nano"
+JOB_LIMIT = 1800  # seconds one student may take before their worker is stopped
+
+
+def run(jobs: dict[str, dict], workers: int, logs: Path):
+    """Yield (student, outcome) as each job finishes, `workers` at a time.
+
+    Each worker is a `python -m autograder.worker` process that grades one job after
+    another, so student code (whose kernel is the worker's child) can kill only a worker: its
+    job is tried once more on a fresh one, then reported. A job that runs past JOB_LIMIT is
+    stopped the same way.
+    """
+    todo: queue.Queue = queue.Queue()
+    for item in jobs.items():
+        todo.put(item)
+    done: queue.Queue = queue.Queue()
+    logs.mkdir(parents=True, exist_ok=True)
+
+    def serve() -> None:
+        process = None
+        try:
+            while True:
+                try:
+                    student, job = todo.get_nowait()
+                except queue.Empty:
+                    return
+                outcome = None
+                for _attempt in range(2):
+                    process = process or Worker(logs / "workers.txt")
+                    outcome = process.run(job, JOB_LIMIT)
+                    if outcome is not None:
+                        break
+                    process = None  # it died or was stopped: a fresh one for the next try
+                done.put((student, outcome or {
+                    "problems": job["problems"] + ["the grading process died or ran past "
+                                                   f"{JOB_LIMIT} s twice: not graded"],
+                    "failed": True}))
+        finally:
+            if process is not None:
+                process.close()
+
+    threads = [threading.Thread(target=serve, daemon=True) for _ in range(max(1, min(workers, len(jobs))))]
+    for thread in threads:
+        thread.start()
+    for _ in range(len(jobs)):
+        yield done.get()
+    for thread in threads:
+        thread.join()
+
+
+class Worker:
+    """One grading process, fed jobs as JSON lines; it answers on a channel nothing else writes to."""
+
+    MARK = "@@nano-grade@@ "
+
+    def __init__(self, log: Path):
+        # Grading needs no key, and student code must not see one (its messages reach feedback).
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+        with open(log, "ab") as err:
+            self.proc = subprocess.Popen([sys.executable, "-m", "autograder.worker"],
+                                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
+                                         text=True, env=env, start_new_session=True)
+
+    def run(self, job: dict, limit: float) -> dict | None:
+        """The job's outcome, or None if the worker died or ran past `limit` seconds."""
+        timer = threading.Timer(limit, self.close)
+        timer.start()
+        try:
+            self.proc.stdin.write(json.dumps(job) + "\n")
+            self.proc.stdin.flush()
+            for line in self.proc.stdout:
+                if line.startswith(self.MARK):
+                    return json.loads(line[len(self.MARK):])
+        except (OSError, ValueError):
+            pass
+        finally:
+            timer.cancel()
+        self.close()
+        return None
+
+    def close(self) -> None:
+        if self.proc.poll() is None:
+            try:
+                self.proc.stdin.close()
+                self.proc.wait(timeout=10)
+            except (OSError, subprocess.TimeoutExpired):
+                with contextlib.suppress(OSError):
+                    os.killpg(self.proc.pid, signal.SIGKILL)
+                self.proc.wait()
+
+
+def main() -> None:
+    """The worker's loop: a job per line on stdin, its outcome on the real stdout. Anything else
+    that writes to stdout (kernels inherit it, student code may print) goes to /dev/null."""
+    silence()
+    channel = os.fdopen(os.dup(1), "w")
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    for line in sys.stdin:
+        job = json.loads(line)
+        try:
+            outcome = grade_one(job)
+        except Exception as exc:  # a bad submission must not stop the batch
+            outcome = {"problems": job["problems"] + [f"grading failed: {type(exc).__name__}: {exc}"],
+                       "failed": True}
+        channel.write(Worker.MARK + json.dumps(outcome) + "\n")
+        channel.flush()
+
+
+def grade_one(job: dict) -> dict:
+    """Autograde one student in their private course, one notebook at a time (so that a notebook
+    nbgrader cannot finish costs only itself). Runs in a worker process; returns plain data."""
+    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.apps import NbGraderAPI
+    from nbgrader.converters import Autograde
+    from nbgrader.utils import capture_log, temp_attrs
+    from traitlets.config.loader import PyFileConfigLoader
+
+    started = time.monotonic()
+    course, private, student = Path(job["course"]), Path(job["private"]), job["student"]
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
+    config.CourseDirectory.root = str(private)
+    config.CourseDirectory.course_id = COURSE_ID
+    if job.get("timeout"):
+        config.Execute.timeout = int(job["timeout"])
+    config.Autograde.autograde_preprocessors = _preprocessors()
+    timeout = config.Execute.timeout if "timeout" in config.Execute else 30
+    _execute_classes()[1].stderr_path = str(private / "kernels.log")
+
+    with Gradebook(f"sqlite:///{private / 'gradebook.db'}", COURSE_ID) as gb:
+        try:
+            gb.remove_submission(release.ASSIGNMENT, student)  # a fresh grade, not last time's
+        except MissingEntry:
+            pass
+    api = NbGraderAPI(config=config)
+    work = private / "submitted" / student / release.ASSIGNMENT
+    problems, logs = list(job["problems"]), []
+    present = sorted(p.stem for p in work.glob("*.ipynb")
+                     if (course / "release" / release.ASSIGNMENT / p.name).is_file())
+    for name in present:  # none: the merge records a submission of zeros
+        with temp_attrs(api.coursedir, assignment_id=release.ASSIGNMENT, student_id=student,
+                        notebook_id=name):
+            app = Autograde(coursedir=api.coursedir, parent=api)
+            app.force, app.create_student = True, True
+            result = capture_log(app)
+        logs.append(f"==== nbgrader autograde {name}\n{result.get('log', '')}{result.get('error') or ''}")
+        if not result["success"]:
+            last = [line for line in (result.get("error") or result.get("log") or "").splitlines()
+                    if line.strip()]
+            problems.append(f"{name[:2]}: nbgrader could not grade it"
+                            f" ({(last[-1] if last else 'no reason given')[:100]})")
+    graded = private / "autograded" / student / release.ASSIGNMENT
+    for name in present:
+        problems += _execution_problems(graded / f"{name}.ipynb", name[:2], timeout)
+    kernels = private / "kernels.log"
+    if kernels.is_file():
+        logs.append("==== kernels' own stderr\n" + kernels.read_text(errors="replace"))
+    return {"problems": problems, "log": "\n".join(logs), "seconds": time.monotonic() - started}
+
+
+def _execution_problems(path: Path, number: str, timeout: int) -> list[str]:
+    """What went wrong while running one autograded notebook: timeouts, a dead or hung kernel."""
+    if not path.is_file():
+        return []
+    late, died, deaf, stopped = [], [], [], False
+    for index, cell in enumerate(notebooks.load(path).cells):
+        names = {o.get("ename") for o in cell.get("outputs", []) if o.get("output_type") == "error"}
+        where = cell.metadata.get("nbgrader", {}).get("grade_id") or f"cell {index} (ungraded)"
+        if KERNEL_DIED in names:
+            died.append(where)
+        elif KERNEL_HUNG in names:
+            deaf.append(where)
+        elif "CellTimeoutError" in names:
+            late.append(where)
+        stopped |= NOT_RUN in names
+
+    def listed(places: list[str]) -> str:
+        return ", ".join(places[:3]) + (f" and {len(places) - 3} more" if len(places) > 3 else "")
+
+    problems = []
+    if late:
+        problems.append(f"{number}: {listed(late)} ran past the {timeout} s limit (interrupted, scores 0)")
+    if died or deaf:
+        what = ([f"the kernel died at {listed(died)}"] if died else []) + \
+               ([f"{listed(deaf)} ran past {timeout} s and ignored the interrupt"] if deaf else [])
+        problems.append(f"{number}: {' and '.join(what)}"
+                        + ("; the rest of the notebook scored 0" if stopped
+                           else " (the kernel was restarted; the cells after it were graded)"))
+    return problems
+
+
+# ---------------------------------------------------------------------------------------------
+# Running the cells: nbgrader's Execute, made to survive a dying or deaf kernel, and quiet.
+
+KERNEL_DIED = "DeadKernelError"
+KERNEL_HUNG = "KernelUnresponsive"
+NOT_RUN = "NotRun"
+MAX_RESTARTS = 3  # kernel restarts per notebook before the rest of it scores 0
+
+
+def _preprocessors() -> list:
+    """nbgrader's autograde preprocessors, with Execute replaced by the guarded one below."""
+    from nbgrader.converters import Autograde
+
+    guarded = _execute_classes()[0]
+    default = Autograde.class_traits()["autograde_preprocessors"].default()
+    return [guarded if getattr(p, "__name__", "") == "Execute" else p for p in default]
+
+
+@functools.cache
+def _execute_classes():
+    """(GuardedExecute, QuietKernelManager), built on first use: importing nbgrader takes seconds."""
+    from jupyter_client.manager import AsyncKernelManager
+    from nbclient.exceptions import CellTimeoutError, DeadKernelError
+    from jupyter_core.utils import run_sync
+    from nbformat import NotebookNode
+    from nbgrader.preprocessors import Execute
+
+    class QuietKernelManager(AsyncKernelManager):
+        """A kernel whose own stderr (the "running over TCP without encryption" warning, crash
+        dumps) goes to the student's grading log instead of the instructor's terminal."""
+
+        stderr_path = os.devnull  # set per student by grade_one
+
+        async def _async_launch_kernel(self, kernel_cmd, **kw):
+            with open(QuietKernelManager.stderr_path, "ab") as log:
+                kw["stderr"] = log  # the kernel keeps its own copy of the file descriptor
+                return await super()._async_launch_kernel(kernel_cmd, **kw)
+
+    def error(name: str, text: str) -> NotebookNode:
+        return NotebookNode(output_type="error", ename=name, evalue=text, traceback=[f"{name}: {text}"])
+
+    class GuardedExecute(Execute):
+        """nbgrader's Execute, except that a kernel that dies or ignores the interrupt costs only
+        the cell it was running. The kernel is restarted and the cells before that one are run
+        again (outputs discarded, the cells that killed or hung it skipped), so that the cells
+        after it are graded on their own. After MAX_RESTARTS, the rest of the notebook gets an
+        error (score 0) instead."""
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.kernel_manager_class = QuietKernelManager
+
+        def preprocess(self, nb, resources=None, km=None):
+            self._stopped, self._skip, self._restarts = None, set(), 0
+            return super().preprocess(nb, resources, km)
+
+        def preprocess_cell(self, cell, resources, index):
+            if cell.cell_type != "code":
+                return cell, resources
+            if self._stopped:
+                cell.outputs = [error(NOT_RUN, f"not run: {self._stopped}")]
+                return cell, resources
+            try:
+                super().preprocess_cell(cell, resources, index)
+                if any(o.get("ename") == "CellTimeoutError" for o in cell.outputs):
+                    self._skip.add(index)  # interrupted: do not run it again in a replay
+                return cell, resources
+            except DeadKernelError:
+                name, text = KERNEL_DIED, "the kernel died while running this cell (os._exit, a crash, or out of memory)"
+            except CellTimeoutError:
+                name, text = KERNEL_HUNG, f"this cell ran past {self.timeout} s and ignored the interrupt"
+            self._skip.add(index)
+            if self._restarts < MAX_RESTARTS and self._restart(index):
+                cell.outputs.append(error(name, text + "; the kernel was restarted"))
+            else:
+                cell.outputs.append(error(name, text))
+                self._stopped = "the kernel was lost at an earlier cell"
+            return cell, resources
+
+        def _restart(self, index: int) -> bool:
+            """A fresh kernel that has run every earlier cell but the skipped ones; False if that failed."""
+            self._restarts += 1
+            try:
+                run_sync(self.km.restart_kernel)(now=True)
+                self.kc.stop_channels()
+                self.kc = self.km.client()
+                self.kc.start_channels()
+                run_sync(self.kc.wait_for_ready)(timeout=self.startup_timeout)
+                for earlier in range(index):
+                    cell = self.nb.cells[earlier]
+                    if cell.cell_type == "code" and earlier not in self._skip:
+                        self.execute_cell(copy.deepcopy(cell), earlier, store_history=False)
+                return True
+            except Exception:  # died again while replaying, or would not start
+                return False
+
+    return GuardedExecute, QuietKernelManager
+
+
+def silence() -> None:
+    """Keep the terminal for the progress lines: no SQLAlchemy notices from inside nbgrader."""
+    try:
+        from sqlalchemy.exc import SAWarning
+        warnings.filterwarnings("ignore", category=SAWarning)
+    except ImportError:
+        pass
+    warnings.filterwarnings("ignore", message=".*not in session.*")
+
+
+@contextlib.contextmanager
+def quiet():
+    with warnings.catch_warnings():
+        silence()
+        yield
+
+
+if __name__ == "__main__":
+    main()
