@@ -55,9 +55,32 @@ def title_of(nb) -> str:
     return ""
 
 
-def failure_message(cell) -> str:
+def hidden_lines(course: Path, notebook: str) -> frozenset[str]:
+    """The lines of `notebook`'s hidden tests (from the course's source), as a student's error
+    message could quote them: student code shares the kernel with the tests and can read them
+    from IPython's history, then raise them as an exception's message."""
+    source = course / "source" / release.ASSIGNMENT / f"{notebook}.ipynb"
+    if not source.is_file():
+        return frozenset()
+    found = set()
+    for cell in notebooks.load(source).cells:
+        for part in cell.source.split("### BEGIN HIDDEN TESTS")[1:]:
+            part = part.split("### END HIDDEN TESTS")[0]
+            found |= {line.strip() for line in part.splitlines() if len(line.strip()) >= 12}
+    return frozenset(found)
+
+
+def failure_message(cell, hidden: frozenset[str] = frozenset()) -> str:
     """What a failed test cell said, without its code: the error's type and message (an
-    assert's message names the section to reread), or the first line it wrote to stderr."""
+    assert's message names the section to reread), or the first line it wrote to stderr.
+    A message that quotes a line of `hidden` is withheld."""
+    said = _failure_message(cell)
+    if any(line in said for line in hidden):
+        return "the error message quoted the hidden tests, so it is not shown"
+    return said
+
+
+def _failure_message(cell) -> str:
     for output in cell.get("outputs", []):
         if output.get("output_type") == "error":
             name, value = output.get("ename", "Error"), str(output.get("evalue", "")).strip()
@@ -91,6 +114,7 @@ def behaviours(course: Path, student: str, notebook: str) -> list[Behaviour] | N
     cells = {}
     if graded.is_file():
         cells = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in notebooks.load(graded).cells}
+    hidden = hidden_lines(course, notebook)
     found = []
     for grade_id in [*order, *sorted(set(points) - set(order))]:
         if grade_id not in points:
@@ -99,7 +123,7 @@ def behaviours(course: Path, student: str, notebook: str) -> list[Behaviour] | N
         cell = cells.get(grade_id)
         message = ""
         if score is None or score < points[grade_id] - 1e-9:
-            message = failure_message(cell) if cell is not None else ""
+            message = failure_message(cell, hidden) if cell is not None else ""
             message = message or ("not run: this notebook was not graded" if cell is None
                                   else "scored less than full points")
         found.append(Behaviour(grade_id, points[grade_id], None if score is None else float(score),

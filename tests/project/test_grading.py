@@ -303,6 +303,12 @@ def test_failure_message_is_the_assert_message_never_the_code():
                            "  assert hidden_line_of_the_test()\n"})
     said = feedback.failure_message(warned)
     assert "never awaited" in said and "hidden_line" not in said
+    quoting = cell({"output_type": "error", "ename": "ValueError", "traceback": ["x"],
+                    "evalue": "stolen: assert read_file(path) == expected, 'reread 2.1'"})
+    hidden = frozenset({"assert read_file(path) == expected, 'reread 2.1'"})
+    assert "ValueError" in feedback.failure_message(quoting)
+    assert "not shown" in feedback.failure_message(quoting, hidden)
+    assert "stolen" not in feedback.failure_message(quoting, hidden)
 
 
 def test_report_plots_the_class_and_names_what_was_not_graded(mini_class, capsys):
