@@ -182,7 +182,7 @@ def repair(work: Path, release_dir: Path) -> list[str]:
         except Exception as exc:  # JSON errors, nbformat errors, encoding errors
             mine.unlink()
             if isinstance(exc, json.JSONDecodeError):
-                why = f"not valid JSON: {exc.msg} at line {exc.lineno}"
+                why = f"not valid JSON: {exc.msg}, line {exc.lineno}"
             elif isinstance(exc, UnicodeDecodeError):
                 why = "not UTF-8 text"
             else:
