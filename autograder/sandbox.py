@@ -98,10 +98,11 @@ def available() -> bool:
 
 
 def wrap(argv: list[str], *, workdir: Path, writable: Sequence[Path] = (), limits: Limits = LIMITS,
-         env: Mapping[str, str] | None = None) -> list[str]:
+         env: Mapping[str, str] | None = None, hide: Sequence[Path] = ()) -> list[str]:
     """The command that runs `argv` confined, in `workdir`, with only `workdir` and `writable`
     writable. `env` supplies the variables of PASSED_ON (a clean environment otherwise: HOME and
-    TMPDIR are the private /tmp). As root, hands the writable folders to the sandbox's uid."""
+    TMPDIR are the private /tmp); the files in `hide` (inside those folders) read as empty and
+    cannot be replaced. As root, hands the writable folders to the sandbox's uid."""
     workdir = Path(workdir).resolve()
     open_ = [workdir, *(Path(p).resolve() for p in writable)]
     uid = -1
@@ -149,6 +150,8 @@ def wrap(argv: list[str], *, workdir: Path, writable: Sequence[Path] = (), limit
             args += mount("--ro-bind", folder)
     for folder in open_:
         args += mount("--bind", folder)
+    for path in hide:
+        args += ["--ro-bind", "/dev/null", str(Path(path).resolve())]
     passed = {k: v for k, v in (env or {}).items() if k in PASSED_ON}
     variables = {"PATH": f"{Path(sys.prefix) / 'bin'}:/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp",
                  "TMPDIR": "/tmp", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", **passed}

@@ -285,7 +285,8 @@ def _execute_classes():
         instead of the instructor's terminal, and which runs in the sandbox when `runtime` is
         set: launched through sandbox.wrap with its cwd (the autograded copy of the workspace)
         and `runtime` as the only writable folders, reached over unix sockets in `runtime`, and
-        interrupted by a message (a signal cannot cross into the sandbox's session)."""
+        interrupted by a message (a signal cannot cross into the sandbox's session). The
+        notebooks in its cwd read as empty: nbgrader has put the hidden tests back into them."""
 
         stderr_path = os.devnull  # set per student by grade_one
         runtime: Path | None = None  # set per student by grade_one; None: not sandboxed (--unsafe)
@@ -300,8 +301,9 @@ def _execute_classes():
         async def _async_launch_kernel(self, kernel_cmd, **kw):
             if QuietKernelManager.runtime is not None:
                 self.kernel_spec.interrupt_mode = "message"
-                kernel_cmd = sandbox.wrap(kernel_cmd, workdir=Path(kw.get("cwd") or os.getcwd()),
-                                          writable=[QuietKernelManager.runtime], env=kw.get("env"))
+                cwd = Path(kw.get("cwd") or os.getcwd())
+                kernel_cmd = sandbox.wrap(kernel_cmd, workdir=cwd, writable=[QuietKernelManager.runtime],
+                                          env=kw.get("env"), hide=sorted(cwd.glob("*.ipynb")))
             with open(QuietKernelManager.stderr_path, "ab") as log:
                 kw["stderr"] = log  # the kernel keeps its own copy of the file descriptor
                 return await super()._async_launch_kernel(kernel_cmd, **kw)

@@ -263,6 +263,8 @@ for path in [COURSE / "source", COURSE / grade_dir / "source", COURSE / "gradebo
              COURSE / grade_dir / "gradebook.db"]:
     for file in ([path] if path.is_file() else sorted(path.rglob("*.ipynb")) if path.is_dir() else []):
         stolen.append(file.read_text(errors="replace"))
+for file in Path.cwd().glob("*.ipynb"):  # the notebook being graded: nbgrader put the hidden tests back
+    stolen.append(file.read_text(errors="replace"))
 print("STOLEN", stolen)
 raise ValueError("STOLEN " + " ".join(stolen)[:5000])
 """,
@@ -277,13 +279,16 @@ for db in [COURSE / "gradebook.db", COURSE / grade_dir / "gradebook.db"]:
         db.unlink()
     except OSError:
         pass
-# the grader writes the autograded notebook after the kernel ends: a link for it to write through
-notebook = Path.cwd() / "01-mini.ipynb"
-try:
-    notebook.unlink()
-    notebook.symlink_to(COURSE / "gradebook.db")
-except OSError:
-    pass
+# the grader writes here after the kernel ends: links for it to write through
+for name in ["01-mini.ipynb", "nano/trace.py", "gradebook-link"]:
+    try:
+        (Path.cwd() / name).unlink(missing_ok=True)
+    except OSError:
+        pass
+    try:
+        (Path.cwd() / name).symlink_to(COURSE / "gradebook.db")
+    except OSError:
+        pass
 """,
     "write-to-others": """
 for victim in VICTIMS:
