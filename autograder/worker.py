@@ -219,10 +219,10 @@ def _execution_problems(path: Path, number: str, timeout: int, limit: int = 600)
             died.append(where)
         elif KERNEL_HUNG in names:
             deaf.append(where)
-        elif "CellTimeoutError" in names:
-            late.append(where)
         elif TOO_LONG in names:
             cut.append(where)
+        elif "CellTimeoutError" in names:
+            late.append(where)
         stopped |= NOT_RUN in names
 
     def listed(places: list[str]) -> str:
@@ -239,7 +239,7 @@ def _execution_problems(path: Path, number: str, timeout: int, limit: int = 600)
                            else " (the kernel was restarted; the cells after it were graded)"))
     if cut:
         problems.append(f"{number}: the notebook ran past its {limit} s limit: {listed(cut)}"
-                        " not run (scores 0)")
+                        " interrupted or not run (scores 0)")
     return problems
 
 
@@ -360,6 +360,9 @@ def _execute_classes():
                 super().preprocess_cell(cell, resources, index)
                 if any(o.get("ename") == "CellTimeoutError" for o in cell.outputs):
                     self._skip.add(index)  # interrupted: do not run it again in a replay
+                    if time.monotonic() >= self._deadline:
+                        self._stopped = f"the notebook ran past its {self.notebook_limit} s limit"
+                        cell.outputs.append(error(TOO_LONG, f"interrupted: {self._stopped}"))
                 return cell, resources
             except DeadKernelError:
                 name, text = KERNEL_DIED, "the kernel died while running this cell (os._exit, a crash, or out of memory)"

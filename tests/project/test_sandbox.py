@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import cli, grade, notebooks, release, sandbox
+from autograder import cli, grade, intake, notebooks, release, sandbox, worker
 
 ROOT = release.ROOT
 
@@ -445,6 +445,29 @@ def _uid_of(proc: Path) -> int:
             return int(next(line for line in status if line.startswith("Uid:")).split()[1])
     except (OSError, StopIteration):
         return -1
+
+
+@pytest.mark.slow
+def test_a_notebook_past_its_time_limit_scores_0_from_there_on(bwrap, mini_course, tmp_path):
+    source_course, lectures = mini_course
+    course = tmp_path / "course"
+    shutil.copytree(source_course, course)
+    work = hand_in(tmp_path / "subs", course / "release" / "nano", lectures, "slow")
+    protocol = work / "nano" / "protocol.py"
+    protocol.write_text(protocol.read_text().replace("    return 61 * 1000 + 1\n",
+                                                     "    import time\n    time.sleep(600)\n"))
+    found = intake.stage(intake.HandIn("slow", work), course / "submitted" / "slow" / "nano")
+    found += grade._prepare(course, "slow")
+    job = {"course": str(course), "private": str(course / grade.SCRATCH / "slow"), "student": "slow",
+           "timeout": 60, "problems": found, "notebook_limit": 20}  # a cell could run 60 s, the notebook 20
+    [(_, outcome)] = list(worker.run({"slow": job}, 1, course / "logs"))
+    result = grade._finish(course, "slow", outcome, grade.lectures_of(course))
+    points = {c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]["points"]
+              for c in notebooks.load(course / "release" / "nano" / "01-mini.ipynb").cells
+              if c.metadata.get("nbgrader", {}).get("points")}
+    assert result.scores == {"01": points["mini_entries"]}, "the cells before the limit count"
+    assert result.problems == ("01: the notebook ran past its 20 s limit: mini_warmup, mini_read_file "
+                               "interrupted or not run (scores 0)",)
 
 
 # ---------------------------------------------------------------------------------------------
