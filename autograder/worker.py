@@ -207,8 +207,10 @@ def _autograde(job: dict, config, timeout: int, started: float) -> dict:
     return {"problems": problems, "log": "\n".join(logs), "seconds": time.monotonic() - started}
 
 
-def _execution_problems(path: Path, number: str, timeout: int, limit: int = 600) -> list[str]:
-    """What went wrong while running one autograded notebook: timeouts, a dead or hung kernel."""
+def _execution_problems(path: Path, number: str, timeout: int, limit: int | None = None) -> list[str]:
+    """What went wrong while running one autograded notebook: timeouts (of a cell, or of the
+    notebook: `limit` seconds), a dead or hung kernel."""
+    limit = limit or NOTEBOOK_LIMIT
     if not path.is_file():
         return []
     late, died, deaf, stopped, cut = [], [], [], False, []
@@ -333,6 +335,7 @@ def _execute_classes():
 
         def preprocess(self, nb, resources=None, km=None):
             self._stopped, self._skip, self._restarts = None, set(), 0
+            self._stop_kind = NOT_RUN  # or TOO_LONG: the error the cells not run get
             self._deadline = time.monotonic() + self.notebook_limit
             self._output_left, self._noted, self._stderr_kept = OUTPUT_LIMIT, False, set()
             path = (resources or {}).get("metadata", {}).get("path")
@@ -351,17 +354,16 @@ def _execute_classes():
             if cell.cell_type != "code":
                 return cell, resources
             if not self._stopped and time.monotonic() > self._deadline:
-                self._stopped = f"the notebook ran past its {self.notebook_limit} s limit"
+                self._out_of_time()
             if self._stopped:
-                name = TOO_LONG if "limit" in self._stopped else NOT_RUN
-                cell.outputs = [error(name, f"not run: {self._stopped}")]
+                cell.outputs = [error(self._stop_kind, f"not run: {self._stopped}")]
                 return cell, resources
             try:
                 super().preprocess_cell(cell, resources, index)
                 if any(o.get("ename") == "CellTimeoutError" for o in cell.outputs):
                     self._skip.add(index)  # interrupted: do not run it again in a replay
                     if time.monotonic() >= self._deadline:
-                        self._stopped = f"the notebook ran past its {self.notebook_limit} s limit"
+                        self._out_of_time()
                         cell.outputs.append(error(TOO_LONG, f"interrupted: {self._stopped}"))
                 return cell, resources
             except DeadKernelError:
@@ -375,6 +377,10 @@ def _execute_classes():
                 cell.outputs.append(error(name, text))
                 self._stopped = "the kernel was lost at an earlier cell"
             return cell, resources
+
+        def _out_of_time(self) -> None:
+            self._stopped = f"the notebook ran past its {self.notebook_limit} s limit"
+            self._stop_kind = TOO_LONG
 
         def process_message(self, msg, cell, cell_index):
             kind = msg["msg_type"]
