@@ -90,9 +90,7 @@ def _grade(args) -> int:
         print("nano-course grade: warning: --unsafe: student code runs unconfined, with your "
               "permissions", file=sys.stderr, flush=True)
     elif not sandbox.available():
-        print("nano-course grade: bwrap (bubblewrap) is missing or does not work here, and student "
-              "code must run in its sandbox: apt-get install bubblewrap, or pass --unsafe to grade "
-              "unconfined", file=sys.stderr)
+        print(f"nano-course grade: {sandbox.MISSING}", file=sys.stderr)
         return 2
     # Grading waits on kernels and sleeping test commands as much as it computes: two per CPU.
     workers = args.workers if args.workers is not None else min(8, 2 * (os.cpu_count() or 1))

@@ -22,7 +22,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder import intake, notebooks, release, worker
+from autograder import intake, notebooks, release, sandbox, worker
 
 STUDENT_ID = intake.STUDENT_ID
 COURSE_ID = worker.COURSE_ID
@@ -71,6 +71,8 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
     course's seconds per cell; `workers` grades that many students at once. Student code runs
     in the sandbox (sandbox.py) unless `unsafe`.
     """
+    if not unsafe and not sandbox.available():
+        raise RuntimeError(sandbox.MISSING)
     course = course.resolve()
     if not (course / "release" / release.ASSIGNMENT).is_dir():
         echo(f"building the course in {course} ...")

@@ -54,6 +54,8 @@ ETC = ("alternatives", "ca-certificates", "fonts", "group", "host.conf", "hosts"
 # The environment inside is built from scratch; only these are taken from the caller's.
 PASSED_ON = ("NBGRADER_EXECUTION", "NBGRADER_VALIDATING", "NANO_HEADLESS", "NANO_MODEL",
              "LANG", "LC_ALL", "TZ", "PYTHONHASHSEED")
+MISSING = ("bwrap (bubblewrap) is missing or does not work here, and student code must run in its "
+           "sandbox: apt-get install bubblewrap, or pass --unsafe to grade unconfined")
 FIRST_UID = 2_000_000_000  # sandbox uids (as root): unused by any account, one per sandbox
 
 # Runs inside the sandbox as `python -S -c LIMITER cpu memory processes file_size uid workdir argv...`

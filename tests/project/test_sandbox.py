@@ -485,6 +485,9 @@ def test_grade_refuses_without_bwrap_unless_unsafe(mini_course, tmp_path, monkey
     assert code == 2 and out == ""
     assert len(err.splitlines()) == 1 and "apt-get install bubblewrap" in err and "--unsafe" in err
     assert not (course / "grades.csv").exists() and not (course / "submitted").exists()
+    with pytest.raises(RuntimeError, match="apt-get install bubblewrap"):  # grade_all itself too
+        grade.grade_all(tmp_path / "subs", course, echo=lambda *_: None)
+    assert not (course / "submitted").exists()
 
     code = cli.main(["grade", str(tmp_path / "subs"), "--course", str(course), "--timeout", "20", "--unsafe"])
     out, err = capsys.readouterr()
