@@ -29,6 +29,9 @@ def main(argv: list[str] | None = None) -> int:
                        help="students graded at once (default: two per CPU, at most 8)")
     grade.add_argument("--timeout", type=int, default=None,
                        help="seconds a cell may run (default: the course's Execute.timeout, 30)")
+    grade.add_argument("--unsafe", action="store_true",
+                       help="run student code without the bubblewrap sandbox (it can then read the "
+                            "hidden tests and rewrite the gradebook)")
 
     report = commands.add_parser("report", help="write COURSE/report.html: score distributions, failure rates")
     report.add_argument("--course", type=Path, default=DEFAULT_COURSE, help="course folder (default: %(default)s)")
@@ -79,14 +82,20 @@ def _student(args) -> int:
 def _grade(args) -> int:
     import os
 
-    from autograder import grade
+    from autograder import grade, sandbox
 
     if not args.submissions.is_dir():
         raise OSError(f"{args.submissions} is not a folder of submissions")
+    if args.unsafe:
+        print("nano-course grade: warning: --unsafe: student code runs unconfined, with your "
+              "permissions", file=sys.stderr, flush=True)
+    elif not sandbox.available():
+        print(f"nano-course grade: {sandbox.MISSING}", file=sys.stderr)
+        return 2
     # Grading waits on kernels and sleeping test commands as much as it computes: two per CPU.
     workers = args.workers if args.workers is not None else min(8, 2 * (os.cpu_count() or 1))
     grade.grade_all(args.submissions, args.course, echo=lambda line: print(line, flush=True),
-                    workers=max(1, workers), timeout=args.timeout)
+                    workers=max(1, workers), timeout=args.timeout, unsafe=args.unsafe)
     return 0
 
 

@@ -22,7 +22,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder import intake, notebooks, release, worker
+from autograder import intake, notebooks, release, sandbox, worker
 
 STUDENT_ID = intake.STUDENT_ID
 COURSE_ID = worker.COURSE_ID
@@ -63,13 +63,16 @@ def max_points(course: Path) -> dict[str, float]:
 
 
 def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
-              timeout: int | None = None, feedback: bool = True) -> list[Grade]:
+              timeout: int | None = None, feedback: bool = True, unsafe: bool = False) -> list[Grade]:
     """Grade every hand-in in `submissions` with the course at `course`.
 
     Writes `grades.csv`, `problems.csv`, `feedback/<student>/` and `logs/<student>.txt` in the
     course; echoes one progress line per student and the table. `timeout` overrides the
-    course's seconds per cell; `workers` grades that many students at once.
+    course's seconds per cell; `workers` grades that many students at once. Student code runs
+    in the sandbox (sandbox.py) unless `unsafe`.
     """
+    if not unsafe and not sandbox.available():
+        raise RuntimeError(sandbox.MISSING)
     course = course.resolve()
     if not (course / "release" / release.ASSIGNMENT).is_dir():
         echo(f"building the course in {course} ...")
@@ -113,7 +116,8 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
                          graded=False))
             continue
         jobs[hand_in.student] = {"course": str(course), "private": str(course / SCRATCH / hand_in.student),
-                                 "student": hand_in.student, "timeout": timeout, "problems": found}
+                                 "student": hand_in.student, "timeout": timeout, "problems": found,
+                                 "unsafe": unsafe}
 
     if jobs:
         echo(f"grading {len(jobs)} submission{'s' * (len(jobs) != 1)} with nbgrader"

@@ -4,9 +4,11 @@
 `python -m autograder.worker` processes, `workers` at a time. A worker autogrades its student
 one notebook at a time with nbgrader's Autograde, whose Execute is replaced by GuardedExecute:
 a cell that kills the kernel or ignores the interrupt scores 0, and the kernel is restarted with
-the cells before it run again, so that the cells after it are graded on their own. The kernels'
-own stderr (the "running over TCP without encryption" warning) goes to the student's log, and
-student code that kills its worker costs only that student's job.
+the cells before it run again, so that the cells after it are graded on their own. Each kernel
+runs in the sandbox (sandbox.py), reached over unix sockets in a runtime folder of the student's;
+a notebook's output is capped at OUTPUT_LIMIT bytes and its time at NOTEBOOK_LIMIT seconds. The
+kernels' own stderr goes to the student's log, and student code that kills its worker costs only
+that student's job.
 """
 
 import contextlib
@@ -16,14 +18,17 @@ import json
 import os
 import queue
 import signal
+import shutil
 import subprocess
 import sys
+import tempfile
 import threading
 import time
+import uuid
 import warnings
 from pathlib import Path
 
-from autograder import notebooks, release
+from autograder import notebooks, release, sandbox
 
 COURSE_ID = "nano"
 JOB_LIMIT = 1800  # seconds one student may take before their worker is stopped
@@ -136,11 +141,8 @@ def main() -> None:
 
 def grade_one(job: dict) -> dict:
     """Autograde one student in their private course, one notebook at a time (so that a notebook
-    nbgrader cannot finish costs only itself). Runs in a worker process; returns plain data."""
-    from nbgrader.api import Gradebook, MissingEntry
-    from nbgrader.apps import NbGraderAPI
-    from nbgrader.converters import Autograde
-    from nbgrader.utils import capture_log, temp_attrs
+    nbgrader cannot finish costs only itself), each kernel sandboxed unless job["unsafe"]. Runs
+    in a worker process; returns plain data."""
     from traitlets.config.loader import PyFileConfigLoader
 
     started = time.monotonic()
@@ -152,7 +154,26 @@ def grade_one(job: dict) -> dict:
         config.Execute.timeout = int(job["timeout"])
     config.Autograde.autograde_preprocessors = _preprocessors()
     timeout = config.Execute.timeout if "timeout" in config.Execute else 30
-    _execute_classes()[1].stderr_path = str(private / "kernels.log")
+    execute, manager = _execute_classes()
+    execute.notebook_limit = int(job.get("notebook_limit") or NOTEBOOK_LIMIT)
+    manager.stderr_path = str(private / "kernels.log")
+    # The kernels' unix sockets: a short path (sun_path holds 107 bytes), bound into the sandbox.
+    manager.runtime = None if job.get("unsafe") else Path(tempfile.mkdtemp(prefix="nano-ipc-"))
+    try:
+        return _autograde(job, config, timeout, started)
+    finally:
+        if manager.runtime is not None:
+            sandbox.settle(manager.runtime)
+            shutil.rmtree(manager.runtime, ignore_errors=True)
+
+
+def _autograde(job: dict, config, timeout: int, started: float) -> dict:
+    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.apps import NbGraderAPI
+    from nbgrader.converters import Autograde
+    from nbgrader.utils import capture_log, temp_attrs
+
+    course, private, student = Path(job["course"]), Path(job["private"]), job["student"]
 
     with Gradebook(f"sqlite:///{private / 'gradebook.db'}", COURSE_ID) as gb:
         try:
@@ -178,18 +199,21 @@ def grade_one(job: dict) -> dict:
                             f" ({(last[-1] if last else 'no reason given')[:100]})")
     graded = private / "autograded" / student / release.ASSIGNMENT
     for name in present:
-        problems += _execution_problems(graded / f"{name}.ipynb", name[:2], timeout)
+        problems += _execution_problems(graded / f"{name}.ipynb", name[:2], timeout,
+                                        _execute_classes()[0].notebook_limit)
     kernels = private / "kernels.log"
     if kernels.is_file():
         logs.append("==== kernels' own stderr\n" + kernels.read_text(errors="replace"))
     return {"problems": problems, "log": "\n".join(logs), "seconds": time.monotonic() - started}
 
 
-def _execution_problems(path: Path, number: str, timeout: int) -> list[str]:
-    """What went wrong while running one autograded notebook: timeouts, a dead or hung kernel."""
+def _execution_problems(path: Path, number: str, timeout: int, limit: int | None = None) -> list[str]:
+    """What went wrong while running one autograded notebook: timeouts (of a cell, or of the
+    notebook: `limit` seconds), a dead or hung kernel."""
+    limit = limit or NOTEBOOK_LIMIT
     if not path.is_file():
         return []
-    late, died, deaf, stopped = [], [], [], False
+    late, died, deaf, stopped, cut = [], [], [], False, []
     for index, cell in enumerate(notebooks.load(path).cells):
         names = {o.get("ename") for o in cell.get("outputs", []) if o.get("output_type") == "error"}
         where = cell.metadata.get("nbgrader", {}).get("grade_id") or f"cell {index} (ungraded)"
@@ -197,6 +221,8 @@ def _execution_problems(path: Path, number: str, timeout: int) -> list[str]:
             died.append(where)
         elif KERNEL_HUNG in names:
             deaf.append(where)
+        elif TOO_LONG in names:
+            cut.append(where)
         elif "CellTimeoutError" in names:
             late.append(where)
         stopped |= NOT_RUN in names
@@ -213,6 +239,9 @@ def _execution_problems(path: Path, number: str, timeout: int) -> list[str]:
         problems.append(f"{number}: {' and '.join(what)}"
                         + ("; the rest of the notebook scored 0" if stopped
                            else " (the kernel was restarted; the cells after it were graded)"))
+    if cut:
+        problems.append(f"{number}: the notebook ran past its {limit} s limit: {listed(cut)}"
+                        " interrupted or not run (scores 0)")
     return problems
 
 
@@ -222,7 +251,16 @@ def _execution_problems(path: Path, number: str, timeout: int) -> list[str]:
 KERNEL_DIED = "DeadKernelError"
 KERNEL_HUNG = "KernelUnresponsive"
 NOT_RUN = "NotRun"
+TOO_LONG = "NotebookTimeLimit"
 MAX_RESTARTS = 3  # kernel restarts per notebook before the rest of it scores 0
+NOTEBOOK_LIMIT = 600  # seconds a notebook may run in all, cells and restarts; the rest scores 0
+OUTPUT_LIMIT = 1_000_000  # bytes of output a notebook may record (see GuardedExecute)
+MESSAGE_LIMIT = 64_000_000  # bytes of one message from a kernel; a larger one is dropped
+
+
+def _size(msg: dict) -> int:
+    """About how many bytes a kernel message adds to the notebook (and the worker's memory)."""
+    return len(json.dumps(msg["content"], default=str)) + sum(len(b) for b in msg.get("buffers") or ())
 
 
 def _preprocessors() -> list:
@@ -237,6 +275,7 @@ def _preprocessors() -> list:
 @functools.cache
 def _execute_classes():
     """(GuardedExecute, QuietKernelManager), built on first use: importing nbgrader takes seconds."""
+    import zmq
     from jupyter_client.manager import AsyncKernelManager
     from nbclient.exceptions import CellTimeoutError, DeadKernelError
     from jupyter_core.utils import run_sync
@@ -244,15 +283,37 @@ def _execute_classes():
     from nbgrader.preprocessors import Execute
 
     class QuietKernelManager(AsyncKernelManager):
-        """A kernel whose own stderr (the "running over TCP without encryption" warning, crash
-        dumps) goes to the student's grading log instead of the instructor's terminal."""
+        """A kernel whose own stderr (crash dumps, warnings) goes to the student's grading log
+        instead of the instructor's terminal, and which runs in the sandbox when `runtime` is
+        set: launched through sandbox.wrap with its cwd (the autograded copy of the workspace)
+        and `runtime` as the only writable folders, reached over unix sockets in `runtime`, and
+        interrupted by a message (a signal cannot cross into the sandbox's session). The
+        notebooks in its cwd read as empty: nbgrader has put the hidden tests back into them."""
 
         stderr_path = os.devnull  # set per student by grade_one
+        runtime: Path | None = None  # set per student by grade_one; None: not sandboxed (--unsafe)
+
+        async def _async_pre_start_kernel(self, **kw):
+            if QuietKernelManager.runtime is not None and self.transport != "ipc":
+                name = f"kernel-{uuid.uuid4().hex[:8]}"
+                self.transport, self.ip = "ipc", str(QuietKernelManager.runtime / name)
+                self.connection_file = str(QuietKernelManager.runtime / f"{name}.json")
+            return await super()._async_pre_start_kernel(**kw)
 
         async def _async_launch_kernel(self, kernel_cmd, **kw):
+            if QuietKernelManager.runtime is not None:
+                self.kernel_spec.interrupt_mode = "message"
+                cwd = Path(kw.get("cwd") or os.getcwd())
+                kernel_cmd = sandbox.wrap(kernel_cmd, workdir=cwd, writable=[QuietKernelManager.runtime],
+                                          env=kw.get("env"), hide=sorted(cwd.glob("*.ipynb")))
             with open(QuietKernelManager.stderr_path, "ab") as log:
                 kw["stderr"] = log  # the kernel keeps its own copy of the file descriptor
                 return await super()._async_launch_kernel(kernel_cmd, **kw)
+
+        def client(self, **kwargs):
+            kc = super().client(**kwargs)
+            kc.context.setsockopt(zmq.MAXMSGSIZE, MESSAGE_LIMIT)  # larger ones are dropped
+            return kc
 
     def error(name: str, text: str) -> NotebookNode:
         return NotebookNode(output_type="error", ename=name, evalue=text, traceback=[f"{name}: {text}"])
@@ -262,7 +323,11 @@ def _execute_classes():
         the cell it was running. The kernel is restarted and the cells before that one are run
         again (outputs discarded, the cells that killed or hung it skipped), so that the cells
         after it are graded on their own. After MAX_RESTARTS, the rest of the notebook gets an
-        error (score 0) instead."""
+        error (score 0) instead, as it does once the notebook has run NOTEBOOK_LIMIT seconds.
+        Past OUTPUT_LIMIT bytes of output, only what decides a grade is kept (errors, stderr,
+        a cell's value), shortened, after a note saying so."""
+
+        notebook_limit = NOTEBOOK_LIMIT  # set per job by grade_one
 
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
@@ -270,18 +335,36 @@ def _execute_classes():
 
         def preprocess(self, nb, resources=None, km=None):
             self._stopped, self._skip, self._restarts = None, set(), 0
-            return super().preprocess(nb, resources, km)
+            self._stop_kind = NOT_RUN  # or TOO_LONG: the error the cells not run get
+            self._deadline = time.monotonic() + self.notebook_limit
+            self._output_left, self._noted, self._stderr_kept = OUTPUT_LIMIT, False, set()
+            path = (resources or {}).get("metadata", {}).get("path")
+            try:
+                return super().preprocess(nb, resources, km)
+            finally:  # the kernel is gone: nothing it left may be followed by nbgrader's writes
+                if QuietKernelManager.runtime is not None and path:
+                    sandbox.settle(Path(path))
+
+        def _get_timeout(self, cell):
+            timeout = super()._get_timeout(cell)
+            left = max(1, int(self._deadline - time.monotonic()) + 1)
+            return left if timeout is None else min(timeout, left)
 
         def preprocess_cell(self, cell, resources, index):
             if cell.cell_type != "code":
                 return cell, resources
+            if not self._stopped and time.monotonic() > self._deadline:
+                self._out_of_time()
             if self._stopped:
-                cell.outputs = [error(NOT_RUN, f"not run: {self._stopped}")]
+                cell.outputs = [error(self._stop_kind, f"not run: {self._stopped}")]
                 return cell, resources
             try:
                 super().preprocess_cell(cell, resources, index)
                 if any(o.get("ename") == "CellTimeoutError" for o in cell.outputs):
                     self._skip.add(index)  # interrupted: do not run it again in a replay
+                    if time.monotonic() >= self._deadline:
+                        self._out_of_time()
+                        cell.outputs.append(error(TOO_LONG, f"interrupted: {self._stopped}"))
                 return cell, resources
             except DeadKernelError:
                 name, text = KERNEL_DIED, "the kernel died while running this cell (os._exit, a crash, or out of memory)"
@@ -294,6 +377,37 @@ def _execute_classes():
                 cell.outputs.append(error(name, text))
                 self._stopped = "the kernel was lost at an earlier cell"
             return cell, resources
+
+        def _out_of_time(self) -> None:
+            self._stopped = f"the notebook ran past its {self.notebook_limit} s limit"
+            self._stop_kind = TOO_LONG
+
+        def process_message(self, msg, cell, cell_index):
+            kind = msg["msg_type"]
+            if kind in ("status", "execute_input"):
+                return super().process_message(msg, cell, cell_index)
+            self._output_left -= _size(msg)
+            if self._output_left >= 0:
+                return super().process_message(msg, cell, cell_index)
+            content = msg["content"]
+            if not self._noted:
+                self._noted = True
+                cell.outputs.append(NotebookNode(output_type="stream", name="stdout", text=(
+                    f"[grading: this notebook's output passed {OUTPUT_LIMIT // 1_000_000} MB;"
+                    " only errors, stderr and results are kept from here on, shortened]\n")))
+            if kind == "error":
+                cell.outputs.append(error(str(content.get("ename", "Error"))[:200],
+                                          str(content.get("evalue", ""))[:2000]))
+            elif kind == "stream" and content.get("name") == "stderr" and cell_index not in self._stderr_kept:
+                self._stderr_kept.add(cell_index)
+                cell.outputs.append(NotebookNode(output_type="stream", name="stderr",
+                                                 text=str(content.get("text", ""))[:2000]))
+            elif kind == "execute_result":
+                text = str(content.get("data", {}).get("text/plain", ""))[:2000]
+                cell.outputs.append(NotebookNode(output_type="execute_result", metadata={},
+                                                 data={"text/plain": text},
+                                                 execution_count=content.get("execution_count")))
+            return None
 
         def _restart(self, index: int) -> bool:
             """A fresh kernel that has run every earlier cell but the skipped ones; False if that failed."""

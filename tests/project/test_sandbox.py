@@ -1,0 +1,496 @@
+"""The grading sandbox: does student code run confined, and does grading stay honest under attack?
+
+First `sandbox.wrap` on plain `python -c` payloads: no network, nothing of the course, the
+repository or the instructor's home to read, nothing outside its folder to write, and fork,
+memory, file-size and CPU bombs stopped by the limits. Then a hostile class on the mini course:
+honest hand-ins before and after submissions whose `nano/protocol.py` attacks the grader from
+inside the kernel (ATTACKS: add more there), graded as one batch. Last, `nano-course grade`
+refusing to grade without a working bwrap unless told `--unsafe`.
+
+Needs bubblewrap (apt-get install bubblewrap): skipped without it, failed under CI (CI=true).
+"""
+
+import csv
+import hashlib
+import json
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+
+from autograder import cli, grade, intake, notebooks, release, sandbox, worker
+
+ROOT = release.ROOT
+
+
+@pytest.fixture(scope="module")
+def bwrap():
+    if not sandbox.available():
+        message = "the sandbox needs a working bubblewrap: apt-get install -y bubblewrap"
+        if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
+            pytest.fail(f"{message} [CI=true: failing instead of skipping]", pytrace=False)
+        pytest.skip(message)
+
+
+class Listener:
+    """A TCP server on 127.0.0.1 that counts the connections it gets."""
+
+    def __init__(self):
+        self.server = socket.create_server(("127.0.0.1", 0))
+        self.server.settimeout(0.2)
+        self.port = self.server.getsockname()[1]
+        self.connections = 0
+        self.running = True
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self):
+        while self.running:
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                continue
+            self.connections += 1
+            conn.close()
+
+    def close(self):
+        self.running = False
+        self.thread.join()
+        self.server.close()
+
+
+@pytest.fixture
+def listener():
+    server = Listener()
+    yield server
+    server.close()
+
+
+def confined(code: str, workdir: Path, limits: sandbox.Limits = sandbox.LIMITS) -> subprocess.CompletedProcess:
+    """Run `code` with the sandbox's Python in the sandbox; its folders are settled after."""
+    try:
+        return subprocess.run(sandbox.wrap([sys.executable, "-c", code], workdir=workdir, limits=limits),
+                              capture_output=True, text=True, timeout=120)
+    finally:
+        sandbox.settle(workdir)
+
+
+def sandbox_processes(uid: int) -> list[int]:
+    """The processes still running as `uid`."""
+    found = []
+    for entry in filter(str.isdigit, os.listdir("/proc")):
+        try:
+            with open(f"/proc/{entry}/status") as status:
+                line = next(line for line in status if line.startswith("Uid:"))
+        except (OSError, StopIteration):
+            continue
+        if int(line.split()[1]) == uid:
+            found.append(int(entry))
+    return found
+
+
+@pytest.fixture
+def course_tree(tmp_path):
+    """A course folder as grading sees it, the sandbox's workdir inside it, secrets around it."""
+    course = tmp_path / "course"
+    (course / "source" / "nano").mkdir(parents=True)
+    (course / "source" / "nano" / "hidden.txt").write_text("HIDDEN-TEST-TEXT")
+    (course / "gradebook.db").write_text("GRADEBOOK")
+    other = course / "submitted" / "bob" / "nano"
+    other.mkdir(parents=True)
+    (other / "answer.py").write_text("BOBS-ANSWER")
+    work = course / grade.SCRATCH / "alice" / "autograded" / "alice" / "nano"
+    work.mkdir(parents=True)
+    return course, work
+
+
+# ---------------------------------------------------------------------------------------------
+# wrap, on plain payloads
+
+PROBE = """
+import json, os, socket, sys
+paths = json.loads(sys.argv[1])
+found = {}
+for path in paths["read"]:
+    try:
+        found[path] = open(path).read()[:40]
+    except OSError as exc:
+        found[path] = type(exc).__name__
+for path in paths["write"]:
+    try:
+        with open(path, "w") as out:
+            out.write("PWNED")
+        found[path] = "written"
+    except OSError as exc:
+        found[path] = type(exc).__name__
+try:
+    socket.create_connection(("127.0.0.1", paths["port"]), timeout=3).close()
+    found["connect"] = "connected"
+except OSError as exc:
+    found["connect"] = type(exc).__name__
+try:
+    socket.getaddrinfo("example.com", 80)
+    found["dns"] = "resolved"
+except OSError as exc:
+    found["dns"] = type(exc).__name__
+found["uid"] = os.getuid()
+found["home"] = os.environ.get("HOME")
+found["keys"] = sorted(k for k in os.environ if "ANTHROPIC" in k)
+print(json.dumps(found))
+"""
+
+
+def test_the_sandbox_sees_no_network_no_secrets_and_writes_only_its_folder(bwrap, course_tree, listener,
+                                                                          tmp_path, monkeypatch):
+    course, work = course_tree
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-instructor-secret")
+    secret_home = None
+    if os.access(Path.home(), os.W_OK):
+        secret_home = Path.home() / f".nano-sandbox-test-{os.getpid()}"
+        secret_home.write_text("HOME-SECRET")
+    outside = tmp_path / "outside.txt"
+    private_tmp = Path("/tmp") / f"nano-sandbox-test-{os.getpid()}"
+    reads = [course / "source" / "nano" / "hidden.txt", course / "gradebook.db",
+             course / "submitted" / "bob" / "nano" / "answer.py", ROOT / "nano" / "tools.py",
+             ROOT / "pyproject.toml", *([secret_home] if secret_home else [])]
+    writes = [work / "mine.txt", outside, course / "gradebook.db", private_tmp,
+              course / "submitted" / "bob" / "nano" / "answer.py", Path(sys.prefix) / "planted.py"]
+    probe = PROBE.replace("sys.argv[1]", repr(json.dumps(
+        {"read": [str(p) for p in reads], "write": [str(p) for p in writes], "port": listener.port})))
+    try:
+        done = confined(probe, work)
+    finally:
+        if secret_home:
+            secret_home.unlink()
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    for path in reads:
+        assert found[str(path)] in ("FileNotFoundError", "PermissionError"), (path, found[str(path)])
+    assert found[str(work / "mine.txt")] == "written"
+    assert (work / "mine.txt").read_text() == "PWNED"
+    assert found[str(private_tmp)] == "written" and not private_tmp.exists(), "/tmp is the sandbox's own"
+    for path in (outside, course / "gradebook.db", course / "submitted" / "bob" / "nano" / "answer.py",
+                 Path(sys.prefix) / "planted.py"):
+        assert found[str(path)] != "written", path
+    assert not outside.exists() and not (Path(sys.prefix) / "planted.py").exists()
+    assert (course / "gradebook.db").read_text() == "GRADEBOOK"
+    assert (course / "submitted" / "bob" / "nano" / "answer.py").read_text() == "BOBS-ANSWER"
+    assert found["connect"] != "connected" and found["dns"] != "resolved"
+    assert listener.connections == 0
+    assert found["keys"] == [] and found["home"] == "/tmp"
+    if os.geteuid() == 0:
+        assert found["uid"] != 0, "as root, the sandbox runs as a uid of its own"
+    assert (work / "mine.txt").stat().st_uid == os.getuid(), "settle gives the folder back"
+
+
+FORK_BOMB = """
+import os, sys, time
+forks = 0
+try:
+    while forks < 10_000:
+        if os.fork() == 0:
+            while True:  # every child forks too, until the limit says no
+                try:
+                    os.fork()
+                except OSError:
+                    time.sleep(0.05)
+        forks += 1
+except OSError as exc:
+    print(os.getuid(), forks, type(exc).__name__)
+"""
+
+
+def test_a_fork_bomb_is_stopped_at_the_process_limit_and_leaves_nothing_running(bwrap, tmp_path):
+    limits = sandbox.Limits(processes=24)
+    done = confined(FORK_BOMB, tmp_path, limits)
+    assert done.returncode == 0, done.stderr
+    uid, forks, error = done.stdout.split()
+    assert error in ("BlockingIOError", "OSError") and int(forks) < limits.processes
+    if os.geteuid() == 0:
+        assert sandbox_processes(int(uid)) == [], "the bomb's processes outlive the sandbox"
+    assert subprocess.run(["true"]).returncode == 0, "the machine can still start processes"
+
+
+def test_a_memory_bomb_is_stopped_at_the_memory_limit(bwrap, tmp_path):
+    bomb = ("hoard = []\ntry:\n    while True:\n        hoard.append(b'x' * (32 << 20))\n"
+            "except MemoryError:\n    print(len(hoard) * 32)")
+    limits = sandbox.Limits(memory=512 << 20)
+    done = confined(bomb, tmp_path, limits)
+    assert done.returncode == 0, done.stderr
+    assert 0 < int(done.stdout) <= 512, "stopped before it got past the limit (MB)"
+
+
+def test_a_2_gb_file_is_stopped_at_the_file_size_limit(bwrap, tmp_path):
+    writer = ("import os\nchunk = b'x' * (1 << 20)\ntry:\n    with open('big.bin', 'wb') as out:\n"
+              "        for _ in range(2048):\n            out.write(chunk)\n            out.flush()\n"
+              "except OSError as exc:\n    print(exc.strerror)")
+    done = confined(writer, tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "File too large"
+    assert (tmp_path / "big.bin").stat().st_size <= sandbox.LIMITS.file_size
+
+
+def test_a_busy_loop_is_stopped_at_the_cpu_limit(bwrap, tmp_path):
+    done = confined("while True:\n    pass", tmp_path, sandbox.Limits(cpu=1))
+    assert done.returncode != 0, "killed by SIGXCPU"
+
+
+def test_wrap_binds_the_environment_not_the_repository(tmp_path):
+    argv = sandbox.wrap(["true"], workdir=tmp_path)
+    sandbox.settle(tmp_path)
+    binds = [argv[i + 1] for i, a in enumerate(argv) if a in ("--bind", "--ro-bind")]
+    assert str(ROOT) not in binds and str(Path(sys.prefix).resolve()) in binds
+    assert not any(Path(b) != Path(sys.prefix).resolve() and Path(b).is_relative_to(ROOT) for b in binds)
+    assert [argv[i + 1] for i, a in enumerate(argv) if a == "--bind"] == [str(tmp_path.resolve())]
+    for option in ("--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session", "--clearenv"):
+        assert option in argv
+
+
+# ---------------------------------------------------------------------------------------------
+# A hostile class on the mini course. Each attack is Python run when the kernel imports the
+# student's nano/protocol.py (cwd: COURSE/.grading/<id>/autograded/<id>/nano). It may use
+# COURSE (the course folder), VICTIMS (the honest students' ids) and PORT (a listener's port).
+
+ATTACKS = {
+    "steal-hidden-tests": """
+stolen = []
+for path in [COURSE / "source", COURSE / grade_dir / "source", COURSE / "gradebook.db",
+             COURSE / grade_dir / "gradebook.db"]:
+    for file in ([path] if path.is_file() else sorted(path.rglob("*.ipynb")) if path.is_dir() else []):
+        stolen.append(file.read_text(errors="replace"))
+for file in Path.cwd().glob("*.ipynb"):  # the notebook being graded: nbgrader put the hidden tests back
+    stolen.append(file.read_text(errors="replace"))
+print("STOLEN", stolen)
+raise ValueError("STOLEN " + " ".join(stolen)[:5000])
+""",
+    "wreck-the-gradebook": """
+import shutil
+for db in [COURSE / "gradebook.db", COURSE / grade_dir / "gradebook.db"]:
+    try:
+        db.write_text("PWNED")
+    except OSError:
+        pass
+    try:
+        db.unlink()
+    except OSError:
+        pass
+# the grader writes here after the kernel ends: links for it to write through
+for name in ["01-mini.ipynb", "nano/trace.py", "gradebook-link"]:
+    try:
+        (Path.cwd() / name).unlink(missing_ok=True)
+    except OSError:
+        pass
+    try:
+        (Path.cwd() / name).symlink_to(COURSE / "gradebook.db")
+    except OSError:
+        pass
+""",
+    "write-to-others": """
+for victim in VICTIMS:
+    for folder in [COURSE / "submitted" / victim / "nano" / "nano", COURSE / "autograded" / victim / "nano"]:
+        try:
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / "protocol.py").write_text("PWNED")
+        except OSError:
+            pass
+    try:
+        (Path.cwd() / f"link-{victim}").symlink_to(COURSE / "submitted" / victim / "nano" / "nano" / "protocol.py")
+    except OSError:
+        pass
+""",
+    "fork-bomb": """
+import time
+forks = 0
+try:
+    while forks < 100_000:
+        if os.fork() == 0:
+            time.sleep(3600)
+            os._exit(0)
+        forks += 1
+except OSError:
+    pass
+""",
+    "memory-bomb": """
+hoard = []
+while True:
+    hoard.append(b"x" * (64 << 20))
+""",
+    "flood-output": """
+for _ in range(2000):  # 2 GB, a message each
+    print("x" * 1_000_000, flush=True)
+""",
+    "call-home": """
+import socket
+for target in [("127.0.0.1", PORT), ("example.com", 80)]:
+    try:
+        socket.create_connection(target, timeout=3).close()
+    except OSError:
+        pass
+""",
+}
+HONEST_BEFORE, HONEST_AFTER = "honest-a", "honest-z"  # ids sort the batch: before, attackers, after
+
+
+def hand_in(subs: Path, release_dir: Path, lectures: Path, student: str, attack: str | None = None,
+            port: int = 0) -> Path:
+    """A perfect hand-in of the mini lecture; with `attack`, its nano/protocol.py runs it on import."""
+    work = release.solve_workspace(release.make_workspace(release_dir, subs / student), lecture_dir=lectures)
+    if attack:
+        protocol = work / "nano" / "protocol.py"
+        prelude = ("import os\nfrom pathlib import Path\n"
+                   f"COURSE = Path.cwd().parents[3].parent\ngrade_dir = Path({grade.SCRATCH!r}) / {student!r}\n"
+                   f"VICTIMS = {[HONEST_BEFORE, HONEST_AFTER]!r}\nPORT = {port}\n")
+        protocol.write_text(protocol.read_text() + "\n\n" + prelude + attack)
+    return work
+
+
+def files_of(folder: Path) -> dict[str, str]:
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+def hidden_lines(lectures: Path) -> set[str]:
+    hidden = set()
+    for cell in notebooks.load(lectures / "01-mini.ipynb").cells:
+        if "### BEGIN HIDDEN TESTS" in cell.source:
+            part = cell.source.split("### BEGIN HIDDEN TESTS")[1].split("### END HIDDEN TESTS")[0]
+            hidden |= {line.strip() for line in part.splitlines() if len(line.strip()) > 12}
+    return hidden
+
+
+def outputs_text(notebook: Path) -> str:
+    return json.dumps([c.get("outputs", []) for c in notebooks.load(notebook).cells])
+
+
+@pytest.mark.slow
+def test_a_hostile_class_is_graded_honestly_and_harms_no_one(bwrap, mini_course, tmp_path_factory):
+    source_course, lectures = mini_course
+    base = tmp_path_factory.mktemp("hostile")
+    server = Listener()
+    try:
+        results = {}
+        for batch, attacks in (("clean", {}), ("hostile", ATTACKS)):
+            course = base / batch / "course"
+            shutil.copytree(source_course, course)
+            release_dir, subs = course / "release" / "nano", base / batch / "subs"
+            hand_in(subs, release_dir, lectures, HONEST_BEFORE)
+            for name, attack in attacks.items():
+                hand_in(subs, release_dir, lectures, name, attack, server.port)
+            hand_in(subs, release_dir, lectures, HONEST_AFTER)
+            handed_in = files_of(subs)
+            grades = grade.grade_all(subs, course, echo=lambda *_: None, workers=2, timeout=15)
+            assert files_of(subs) == handed_in, "the hand-ins themselves are never changed"
+            results[batch] = (course, {g.student: g for g in grades})
+    finally:
+        server.close()
+
+    clean, honest = results["clean"][1], {HONEST_BEFORE, HONEST_AFTER}
+    course, hostile = results["hostile"]
+    assert set(hostile) == honest | set(ATTACKS), "the batch completes: a grade for everyone"
+    out_of = sum(grade.max_points(course).values())
+    for student in honest:
+        assert clean[student].total == out_of and clean[student].problem == ""
+        assert hostile[student].scores == clean[student].scores, student
+        assert hostile[student].problem == "", hostile[student].problem
+    for student in ATTACKS:
+        assert hostile[student].total <= clean[HONEST_BEFORE].total, student
+    assert server.connections == 0, "no connection from inside the sandbox"
+
+    rows = {r["student_id"]: r for r in csv.DictReader((course / "grades.csv").open())}
+    assert set(rows) == set(hostile), "grades.csv lists everyone: the gradebook was not wrecked"
+    from nbgrader.api import Gradebook
+    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", "nano") as gb:
+        scores = {s.student.id: s.score for s in gb.assignment_submissions("nano")}
+    assert {s: scores[s] for s in honest} == {s: clean[s].total for s in honest}
+
+    for student in honest:  # untouched by the attackers: no trace of them anywhere
+        for folder in (course / "submitted" / student, course / "autograded" / student):
+            assert "protocol.py" in str(files_of(folder)), folder
+            for path in folder.rglob("*"):
+                assert not path.is_symlink() and (not path.is_file() or b"PWNED" not in path.read_bytes()), path
+    for path in (course / "autograded").rglob("*"):
+        assert not path.is_symlink(), f"{path}: a link the grader could have followed"
+    assert (course / "autograded" / "wreck-the-gradebook" / "nano" / "01-mini.ipynb").is_file()
+
+    hidden = hidden_lines(lectures)
+    assert hidden
+    thief = "steal-hidden-tests"
+    seen = (outputs_text(course / "autograded" / thief / "nano" / "01-mini.ipynb")
+            + (course / "logs" / f"{thief}.txt").read_text()
+            + "".join(p.read_text() for p in (course / "feedback" / thief).rglob("*.html")))
+    assert "STOLEN" in seen, "the thief ran, and what it found is shown"
+    assert not [line for line in hidden if line in seen or json.dumps(line)[1:-1] in seen]
+
+    flood = course / "autograded" / "flood-output" / "nano" / "01-mini.ipynb"
+    assert flood.stat().st_size < 3 * worker_output_limit(), "gigabytes printed are not kept"
+    assert "output passed" in outputs_text(flood)
+    if os.geteuid() == 0:
+        assert not [p for p in Path("/proc").iterdir() if p.name.isdigit() and _uid_of(p) >= sandbox.FIRST_UID], \
+            "a sandbox outlived its kernel"
+
+
+def worker_output_limit() -> int:
+    from autograder import worker
+    return worker.OUTPUT_LIMIT
+
+
+def _uid_of(proc: Path) -> int:
+    try:
+        with open(proc / "status") as status:
+            return int(next(line for line in status if line.startswith("Uid:")).split()[1])
+    except (OSError, StopIteration):
+        return -1
+
+
+@pytest.mark.slow
+def test_a_notebook_past_its_time_limit_scores_0_from_there_on(bwrap, mini_course, tmp_path):
+    source_course, lectures = mini_course
+    course = tmp_path / "course"
+    shutil.copytree(source_course, course)
+    work = hand_in(tmp_path / "subs", course / "release" / "nano", lectures, "slow")
+    protocol = work / "nano" / "protocol.py"
+    protocol.write_text(protocol.read_text().replace("    return 61 * 1000 + 1\n",
+                                                     "    import time\n    time.sleep(600)\n"))
+    found = intake.stage(intake.HandIn("slow", work), course / "submitted" / "slow" / "nano")
+    found += grade._prepare(course, "slow")
+    job = {"course": str(course), "private": str(course / grade.SCRATCH / "slow"), "student": "slow",
+           "timeout": 60, "problems": found, "notebook_limit": 20}  # a cell could run 60 s, the notebook 20
+    [(_, outcome)] = list(worker.run({"slow": job}, 1, course / "logs"))
+    result = grade._finish(course, "slow", outcome, grade.lectures_of(course))
+    points = {c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]["points"]
+              for c in notebooks.load(course / "release" / "nano" / "01-mini.ipynb").cells
+              if c.metadata.get("nbgrader", {}).get("points")}
+    assert result.scores == {"01": points["mini_entries"]}, "the cells before the limit count"
+    assert result.problems == ("01: the notebook ran past its 20 s limit: mini_warmup, mini_read_file "
+                               "interrupted or not run (scores 0)",)
+
+
+# ---------------------------------------------------------------------------------------------
+# nano-course grade without a working bwrap
+
+def test_grade_refuses_without_bwrap_unless_unsafe(mini_course, tmp_path, monkeypatch, capsys):
+    source_course, lectures = mini_course
+    course = tmp_path / "course"
+    shutil.copytree(source_course, course)
+    hand_in(tmp_path / "subs", course / "release" / "nano", lectures, "alice")
+    monkeypatch.setattr(sandbox, "available", lambda: False)
+
+    code = cli.main(["grade", str(tmp_path / "subs"), "--course", str(course), "--timeout", "20"])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == ""
+    assert len(err.splitlines()) == 1 and "apt-get install bubblewrap" in err and "--unsafe" in err
+    assert not (course / "grades.csv").exists() and not (course / "submitted").exists()
+    with pytest.raises(RuntimeError, match="apt-get install bubblewrap"):  # grade_all itself too
+        grade.grade_all(tmp_path / "subs", course, echo=lambda *_: None)
+    assert not (course / "submitted").exists()
+
+    code = cli.main(["grade", str(tmp_path / "subs"), "--course", str(course), "--timeout", "20", "--unsafe"])
+    out, err = capsys.readouterr()
+    assert code == 0
+    assert len(err.splitlines()) == 1 and "--unsafe" in err and "unconfined" in err
+    assert [r["total"] for r in csv.DictReader((course / "grades.csv").open())] == ["3"]
