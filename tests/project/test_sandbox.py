@@ -492,5 +492,5 @@ def test_grade_refuses_without_bwrap_unless_unsafe(mini_course, tmp_path, monkey
     code = cli.main(["grade", str(tmp_path / "subs"), "--course", str(course), "--timeout", "20", "--unsafe"])
     out, err = capsys.readouterr()
     assert code == 0
-    assert len(err.splitlines()) == 1 and "--unsafe" in err and "unconfined" in err
+    assert len(err.splitlines()) == 1 and "--unsafe" in err and "unconfined" in err, err
     assert [r["total"] for r in csv.DictReader((course / "grades.csv").open())] == ["3"]
