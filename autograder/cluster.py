@@ -9,7 +9,8 @@ that called `run` merges it into the gradebook, of which it stays the only write
 What the cluster needs: the course folder on a filesystem that every worker sees at the same
 path (NFS, say), and nano-course installed in the workers' Python environment.
 
-A Dask worker that dies mid-task (its child notices and stops too) has its task run again on
+Each worker thread keeps its grading process for the next task (starting one costs seconds).
+A Dask worker that dies mid-task (its grading process notices and stops too) has its task run again on
 another worker. Each attempt grades in a copy of the student's staged private course of its
 own (COURSE/.grading/.attempts/<student>-<token>), so an attempt that got far before its worker
 died cannot mix its files with the one that reports; the outcome names the copy it came from,
@@ -18,6 +19,7 @@ and the merge replaces what the course held for the student: nobody is recorded 
 
 import shutil
 import socket
+import threading
 import uuid
 from pathlib import Path
 
@@ -55,7 +57,7 @@ def run(jobs: dict[str, dict], client, logs: Path):
         futures = {client.submit(attempt, job, str(logs), key=f"nano-grade-{student}-{uuid.uuid4().hex[:8]}",
                                  pure=False): student
                    for student, job in jobs.items()}
-        for future in as_completed(futures):
+        for future in as_completed(futures, loop=client.loop):
             student = futures[future]
             try:
                 outcome = future.result()
@@ -71,7 +73,7 @@ def run(jobs: dict[str, dict], client, logs: Path):
 
 def attempt(job: dict, logs: str) -> dict:
     """One try at grading one student, on a Dask worker: in a private course of its own and a
-    child process (tried once more if student code kills it). Returns the outcome, plain data,
+    grading process (a fresh one tried once more if student code kills it). Returns the outcome, plain data,
     with `private` naming the course it was graded in."""
     staged = Path(job["private"])
     if not staged.is_dir():
@@ -83,11 +85,20 @@ def attempt(job: dict, logs: str) -> dict:
     Path(logs).mkdir(parents=True, exist_ok=True)
     outcome = None
     for _try in range(2):
-        process = worker.Worker(Path(logs) / "workers.txt")
-        try:
-            outcome = process.run(job, worker.JOB_LIMIT)
-        finally:
-            process.close()
+        outcome = _grader(Path(logs) / "workers.txt").run(job, worker.JOB_LIMIT)
         if outcome is not None:
             break
     return {**(outcome or worker.gave_up(job)), "private": str(private)}
+
+
+_graders: dict[tuple[int, str], worker.Worker] = {}
+
+
+def _grader(log: Path) -> worker.Worker:
+    """This Dask worker thread's grading process, started anew if it is not running (a grading
+    process costs seconds to start; it stops by itself when the Dask worker does)."""
+    key = (threading.get_ident(), str(log))
+    process = _graders.get(key)
+    if process is None or process.proc.poll() is not None:
+        process = _graders[key] = worker.Worker(log)
+    return process

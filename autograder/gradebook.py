@@ -72,16 +72,24 @@ def open_gradebook(db_url: str):
 
 def private_copy(db_url: str, path: Path) -> None:
     """A new SQLite gradebook at `path` holding the assignment's structure from `db_url` (its
-    notebooks, cells and their hidden tests), and no student: what nbgrader needs to grade one."""
+    notebooks, cells and their hidden tests) and no student: what nbgrader needs to grade one.
+    Made with SQLAlchemy, not nbgrader's Gradebook, which would start `alembic` (seconds) to
+    stamp a new database: the version stamp is copied instead."""
     from nbgrader.api import Base
+    from sqlalchemy import create_engine, text
 
-    with open_gradebook(db_url) as src, open_gradebook(sqlite_url(path)) as dst:
-        with src.engine.connect() as read, dst.engine.begin() as write:
-            for table in reversed(Base.metadata.sorted_tables):
-                write.execute(table.delete())
-            for table in Base.metadata.sorted_tables:
-                if table.name not in STUDENT_TABLES:
-                    rows = [dict(row._mapping) for row in read.execute(table.select())]
-                    if rows:
-                        write.execute(table.insert(), rows)
-
+    with open_gradebook(db_url) as src:
+        target = create_engine(sqlite_url(path))
+        try:
+            Base.metadata.create_all(target)
+            with src.engine.connect() as read, target.begin() as write:
+                for table in Base.metadata.sorted_tables:
+                    if table.name not in STUDENT_TABLES:
+                        rows = [dict(row._mapping) for row in read.execute(table.select())]
+                        if rows:
+                            write.execute(table.insert(), rows)
+                write.execute(text("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)"))
+                for (version,) in read.execute(text("SELECT version_num FROM alembic_version")):
+                    write.execute(text("INSERT INTO alembic_version (version_num) VALUES (:v)"), {"v": version})
+        finally:
+            target.dispose()

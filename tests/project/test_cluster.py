@@ -172,6 +172,8 @@ def test_an_attempt_that_ran_twice_is_recorded_once(mini_course, tmp_path):
     assert {p: p.read_bytes() for p in Path(job["private"]).rglob("*") if p.is_file()} == staged, \
         "an attempt must leave the staged course as it found it"
 
+    for process in cluster._graders.values():  # attempt() kept this thread's grading process
+        process.close()
     lectures_of = grade.lectures_of(course)
     results = [grade._finish(course, "alice", outcome, lectures_of) for outcome in (first, second)]
     full = sum(grade.max_points(course).values())
@@ -226,7 +228,7 @@ def test_a_dask_worker_killed_mid_grading_loses_and_doubles_no_one(mini_course, 
                 # The slow student's kernel is running: kill the Dask worker grading it.
                 for address, keys in client.processing().items():
                     if any(str(key).startswith("nano-grade-slow-") for key in keys):
-                        pid = client.scheduler_info()["workers"][address]["pid"]
+                        pid = client.run(os.getpid, workers=[address])[address]
                         orphans = _children(pid)
                         os.kill(pid, signal.SIGKILL)
                         killed = address
