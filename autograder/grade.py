@@ -134,7 +134,8 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
 
     if jobs:
         echo(f"grading {len(jobs)} submission{'s' * (len(jobs) != 1)} with nbgrader"
-             + (f", {workers} at a time" if workers > 1 and len(jobs) > 1 else "") + " ...")
+             + (f" on the Dask cluster at {scheduler}" if scheduler
+                else f", {workers} at a time" if workers > 1 and len(jobs) > 1 else "") + " ...")
     with worker.quiet():
         results = (cluster.run(jobs, client, course / "logs") if scheduler
                    else worker.run(jobs, workers, course / "logs"))
