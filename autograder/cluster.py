@@ -10,8 +10,8 @@ What the cluster needs: the course folder on a filesystem that every worker sees
 path (NFS, say), and nano-course installed in the workers' Python environment.
 
 Each worker thread keeps its grading process for the next task (starting one costs seconds).
-A Dask worker that dies mid-task (its grading process notices and stops too) has its task run again on
-another worker. Each attempt grades in a copy of the student's staged private course of its
+A Dask worker that dies mid-task (its grading process notices and stops too) has its task run
+again on another worker. Each attempt grades in a copy of the student's staged private course of its
 own (COURSE/.grading/.attempts/<student>-<token>), so an attempt that got far before its worker
 died cannot mix its files with the one that reports; the outcome names the copy it came from,
 and the merge replaces what the course held for the student: nobody is recorded twice.
@@ -54,8 +54,8 @@ def run(jobs: dict[str, dict], client, logs: Path):
 
     logs.mkdir(parents=True, exist_ok=True)
     try:
-        futures = {client.submit(attempt, job, str(logs), key=f"nano-grade-{student}-{uuid.uuid4().hex[:8]}",
-                                 pure=False): student
+        futures = {client.submit(attempt, job, str(logs), pure=False,
+                                 key=f"nano-grade-{student}-{uuid.uuid4().hex[:8]}"): student
                    for student, job in jobs.items()}
         for future in as_completed(futures, loop=client.loop):
             student = futures[future]
@@ -72,9 +72,9 @@ def run(jobs: dict[str, dict], client, logs: Path):
 
 
 def attempt(job: dict, logs: str) -> dict:
-    """One try at grading one student, on a Dask worker: in a private course of its own and a
-    grading process (a fresh one tried once more if student code kills it). Returns the outcome, plain data,
-    with `private` naming the course it was graded in."""
+    """One try at grading one student, on a Dask worker: in a private course of its own, by a
+    grading process (a fresh one tried once more if student code kills it). Returns the
+    outcome, plain data, with `private` naming the course it was graded in."""
     staged = Path(job["private"])
     if not staged.is_dir():
         raise ClusterError(f"the worker on {socket.gethostname()} does not see {staged}: the course "

@@ -84,7 +84,8 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
     course_db = gradebook.url(course)
     if db_url and db_url != course_db:
         raise ValueError(f"{course} keeps its gradebook at {gradebook.shown(course_db)}, not "
-                         f"{gradebook.shown(db_url)}: move it with nano-course build --out {course} --db-url URL")
+                         f"{gradebook.shown(db_url)}: move it with nano-course build --out {course} "
+                         "--db-url URL")
     gradebook.open_gradebook(course_db).close()  # unreachable: say so before anything is staged
     if scheduler:
         from autograder import cluster
@@ -283,7 +284,8 @@ def _finish(course: Path, student: str, outcome: dict, lectures: dict[str, str])
     problems = list(outcome.get("problems", []))
     try:
         if not outcome.get("failed"):
-            merge_submission(gradebook.sqlite_url(private / "gradebook.db"), gradebook.url(course), student)
+            merge_submission(gradebook.sqlite_url(private / "gradebook.db"), gradebook.url(course),
+                             student)
             graded = private / "autograded" / student
             target = course / "autograded" / student
             if target.exists():

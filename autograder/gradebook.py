@@ -90,6 +90,7 @@ def private_copy(db_url: str, path: Path) -> None:
                             write.execute(table.insert(), rows)
                 write.execute(text("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)"))
                 for (version,) in read.execute(text("SELECT version_num FROM alembic_version")):
-                    write.execute(text("INSERT INTO alembic_version (version_num) VALUES (:v)"), {"v": version})
+                    write.execute(text("INSERT INTO alembic_version (version_num) VALUES (:v)"),
+                                  {"v": version})
         finally:
             target.dispose()
