@@ -54,16 +54,13 @@ def postgres():
     server(bin_dir / "initdb", "-D", data, "-A", "trust", "-U", "nano", "-E", "UTF8", "--locale=C")
     server(bin_dir / "pg_ctl", "-D", data, "-l", home / "server.log", "-w", "-t", "60",
            "-o", f"-k {home} -c listen_addresses=''", "start")
-    import psycopg2
+    import psycopg
 
     def new_database(name: str) -> str:
         name = f"{name}_{uuid.uuid4().hex[:6]}"
-        connection = psycopg2.connect(dbname="postgres", user="nano", host=str(home))
-        connection.autocommit = True
-        with connection.cursor() as cursor:
-            cursor.execute(f'CREATE DATABASE "{name}"')
-        connection.close()
-        return f"postgresql+psycopg2://nano@/{name}?host={home}"
+        with psycopg.connect(dbname="postgres", user="nano", host=str(home), autocommit=True) as connection:
+            connection.execute(f'CREATE DATABASE "{name}"')
+        return f"postgresql://nano@/{name}?host={home}"  # SQLAlchemy's default driver: psycopg 3
 
     try:
         yield new_database
@@ -305,13 +302,13 @@ def test_a_bad_or_unreachable_db_url_is_one_line_and_changes_nothing(mini_course
     course = copy_course(mini_course[0], tmp_path / "course")
     config = (course / "nbgrader_config.py").read_text()
     for url, said in [("mysql://x@localhost/nano", "is not a postgresql:// (or sqlite:///) URL"),
-                      ("postgresql+psycopg2://nano@127.0.0.1:9/nano", "cannot open the gradebook at")]:
+                      ("postgresql://nano@127.0.0.1:9/nano", "cannot open the gradebook at")]:
         assert cli.main(["build", "--out", str(course), "--db-url", url]) == 1
         err = capsys.readouterr().err
         assert said in err and err.count("\n") == 1, err
         assert (course / "nbgrader_config.py").read_text() == config
 
-    other = "postgresql+psycopg2://nano:secret@127.0.0.1:9/other"
+    other = "postgresql://nano:secret@127.0.0.1:9/other"
     assert cli.main(["grade", str(tmp_path), "--course", str(course), "--db-url", other]) == 1
     err = capsys.readouterr().err
     assert "keeps its gradebook at sqlite:///" in err and "secret" not in err and err.count("\n") == 1, err
