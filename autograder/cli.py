@@ -14,6 +14,9 @@ def main(argv: list[str] | None = None) -> int:
 
     build = commands.add_parser("build", help="write the nbgrader course: source, release, gradebook")
     build.add_argument("--out", type=Path, default=DEFAULT_COURSE, help="course folder (default: %(default)s)")
+    build.add_argument("--db-url", default=None,
+                       help="keep the gradebook in this database (postgresql://...) instead of "
+                            "COURSE/gradebook.db; written to nbgrader_config.py")
 
     student = commands.add_parser("student", help="write a fresh student workspace (the release) at DIR")
     student.add_argument("dir", type=Path)
@@ -32,6 +35,12 @@ def main(argv: list[str] | None = None) -> int:
     grade.add_argument("--unsafe", action="store_true",
                        help="run student code without the bubblewrap sandbox (it can then read the "
                             "hidden tests and rewrite the gradebook)")
+    grade.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                       help="grade on the Dask cluster of this scheduler (tcp://HOST:8786) instead of "
+                            "local workers; the course folder must be shared with its workers")
+    grade.add_argument("--db-url", default=None,
+                       help="the gradebook's database (postgresql://...) when the course is built here; "
+                            "a built course keeps the one in its nbgrader_config.py")
 
     report = commands.add_parser("report", help="write COURSE/report.html: score distributions, failure rates")
     report.add_argument("--course", type=Path, default=DEFAULT_COURSE, help="course folder (default: %(default)s)")
@@ -58,7 +67,7 @@ def main(argv: list[str] | None = None) -> int:
 def _build(args) -> int:
     from autograder import release
 
-    folder = release.build_course(args.out)
+    folder = release.build_course(args.out, db_url=args.db_url)
     print(f"built the course in {args.out.resolve()}: release in {folder}")
     return 0
 
@@ -95,7 +104,8 @@ def _grade(args) -> int:
     # Grading waits on kernels and sleeping test commands as much as it computes: two per CPU.
     workers = args.workers if args.workers is not None else min(8, 2 * (os.cpu_count() or 1))
     grade.grade_all(args.submissions, args.course, echo=lambda line: print(line, flush=True),
-                    workers=max(1, workers), timeout=args.timeout, unsafe=args.unsafe)
+                    workers=max(1, workers), timeout=args.timeout, unsafe=args.unsafe,
+                    scheduler=args.scheduler, db_url=args.db_url)
     return 0
 
 

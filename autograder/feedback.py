@@ -98,11 +98,13 @@ def _failure_message(cell) -> str:
 def behaviours(course: Path, student: str, notebook: str) -> list[Behaviour] | None:
     """The graded behaviours of one lecture notebook for `student`, in notebook order;
     None if the student has no graded submission."""
-    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.api import MissingEntry
+
+    from autograder import gradebook
 
     released = notebooks.load(course / "release" / release.ASSIGNMENT / f"{notebook}.ipynb")
     order = notebooks.points(released)
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", "nano") as gb:
+    with gradebook.open_gradebook(gradebook.url(course)) as gb:
         try:
             submitted = gb.find_submission_notebook(notebook, release.ASSIGNMENT, student)
         except MissingEntry:

@@ -11,7 +11,9 @@ gets the points it earns, with the reason in the `problem` column:
 - a cell past the time limit is interrupted and scores 0; a cell that kills the kernel or
   ignores the interrupt scores 0, and the kernel is restarted so that the cells after it count.
 Students are graded `workers` at a time, each in a private copy of the course (its own
-gradebook, merged back after) by a worker process that student code can kill without harm.
+gradebook, merged back after) by a worker process that student code can kill without harm; or,
+with `scheduler`, on the workers of a Dask cluster (cluster.py). Either way this process is the
+only writer of the course's gradebook (gradebook.py: a file, or PostgreSQL through db_url).
 """
 
 import copy
@@ -22,11 +24,12 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder import intake, notebooks, release, sandbox, worker
+from autograder import gradebook, intake, notebooks, release, sandbox, worker
 
 STUDENT_ID = intake.STUDENT_ID
 COURSE_ID = worker.COURSE_ID
 SCRATCH = ".grading"  # private course copies live here while their student is graded
+TEMPLATE = ".gradebook.db"  # in SCRATCH: the assignment's structure, copied for each student
 
 
 @dataclass(frozen=True)
@@ -63,21 +66,34 @@ def max_points(course: Path) -> dict[str, float]:
 
 
 def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
-              timeout: int | None = None, feedback: bool = True, unsafe: bool = False) -> list[Grade]:
+              timeout: int | None = None, feedback: bool = True, unsafe: bool = False,
+              scheduler: str | None = None, db_url: str | None = None) -> list[Grade]:
     """Grade every hand-in in `submissions` with the course at `course`.
 
     Writes `grades.csv`, `problems.csv`, `feedback/<student>/` and `logs/<student>.txt` in the
     course; echoes one progress line per student and the table. `timeout` overrides the
-    course's seconds per cell; `workers` grades that many students at once. Student code runs
-    in the sandbox (sandbox.py) unless `unsafe`.
+    course's seconds per cell; `workers` grades that many students at once; `scheduler` (a Dask
+    scheduler's address) grades them on that cluster instead. `db_url` is where a course built
+    here keeps its gradebook; a built course must already have it there. Student code runs in
+    the sandbox (sandbox.py) unless `unsafe`.
     """
     if not unsafe and not sandbox.available():
         raise RuntimeError(sandbox.MISSING)
     course = course.resolve()
     if not (course / "release" / release.ASSIGNMENT).is_dir():
         echo(f"building the course in {course} ...")
-        release.build_course(course)
+        release.build_course(course, db_url=db_url)
     release.nbgrader_api(course)  # checks the config and puts alembic on PATH
+    course_db = gradebook.url(course)
+    if db_url and db_url != course_db:
+        raise ValueError(f"{course} keeps its gradebook at {gradebook.shown(course_db)}, not "
+                         f"{gradebook.shown(db_url)}: move it with nano-course build --out {course} "
+                         "--db-url URL")
+    gradebook.open_gradebook(course_db).close()  # unreachable: say so before anything is staged
+    if scheduler:
+        from autograder import cluster
+
+        client = cluster.connect(scheduler)
     lectures = lectures_of(course)
     numbers = sorted(set(lectures.values()))
     out_of = sum(max_points(course).values())
@@ -89,6 +105,8 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
     jobs: dict[str, dict] = {}
     scratch = course / SCRATCH
     shutil.rmtree(scratch, ignore_errors=True)
+    scratch.mkdir(parents=True)
+    gradebook.private_copy(course_db, scratch / TEMPLATE)
     done = 0
 
     def report(grade: Grade) -> None:
@@ -121,9 +139,12 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
 
     if jobs:
         echo(f"grading {len(jobs)} submission{'s' * (len(jobs) != 1)} with nbgrader"
-             + (f", {workers} at a time" if workers > 1 and len(jobs) > 1 else "") + " ...")
+             + (f" on the Dask cluster at {scheduler}" if scheduler
+                else f", {workers} at a time" if workers > 1 and len(jobs) > 1 else "") + " ...")
     with worker.quiet():
-        for student, outcome in worker.run(jobs, workers, course / "logs"):
+        results = (cluster.run(jobs, client, course / "logs") if scheduler
+                   else worker.run(jobs, workers, course / "logs"))
+        for student, outcome in results:
             report(_finish(course, student, outcome, lectures))
         shutil.rmtree(scratch, ignore_errors=True)
 
@@ -158,7 +179,7 @@ def _prepare(course: Path, student: str) -> list[str]:
     private = course / SCRATCH / student
     shutil.rmtree(private, ignore_errors=True)
     private.mkdir(parents=True)
-    shutil.copy2(course / "gradebook.db", private / "gradebook.db")
+    shutil.copy2(course / SCRATCH / TEMPLATE, private / "gradebook.db")
     (private / "source").symlink_to(course / "source", target_is_directory=True)
     work = private / "submitted" / student / release.ASSIGNMENT
     shutil.copytree(course / "submitted" / student / release.ASSIGNMENT, work)
@@ -256,12 +277,19 @@ def restore_test_cells(nb, released) -> tuple[bool, list[str]]:
 # After grading: the private course merged back into the course.
 
 def _finish(course: Path, student: str, outcome: dict, lectures: dict[str, str]) -> Grade:
-    """Merge a graded private course back into the course; return the student's Grade."""
-    private = course / SCRATCH / student
+    """Merge a graded private course back into the course; return the student's Grade.
+
+    The outcome names the private course it was graded in when that is not the staged one (a
+    cluster grades each attempt in its own copy). Merging replaces what the course held for
+    the student, so a student merged twice is recorded once.
+    """
+    staged = course / SCRATCH / student
+    private = Path(outcome.get("private") or staged)
     problems = list(outcome.get("problems", []))
     try:
         if not outcome.get("failed"):
-            merge_submission(private / "gradebook.db", course / "gradebook.db", student)
+            merge_submission(gradebook.sqlite_url(private / "gradebook.db"), gradebook.url(course),
+                             student)
             graded = private / "autograded" / student
             target = course / "autograded" / student
             if target.exists():
@@ -277,19 +305,19 @@ def _finish(course: Path, student: str, outcome: dict, lectures: dict[str, str])
         outcome = {**outcome, "failed": True}
     finally:
         shutil.rmtree(private, ignore_errors=True)
+        shutil.rmtree(staged, ignore_errors=True)
     numbers = sorted(set(lectures.values()))
     if outcome.get("failed"):
         return Grade(student, {k: 0.0 for k in numbers}, tuple(problems), graded=False)
     return Grade(student, _scores(course, student, lectures), tuple(problems))
 
 
-def merge_submission(source_db: Path, target_db: Path, student: str) -> None:
+def merge_submission(source_url: str, target_url: str, student: str) -> None:
     """Copy `student`'s submission, grades and comments from one gradebook into another,
     replacing what the target held for them."""
-    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.api import MissingEntry
 
-    with Gradebook(f"sqlite:///{source_db}", COURSE_ID) as src, \
-            Gradebook(f"sqlite:///{target_db}", COURSE_ID) as dst:
+    with gradebook.open_gradebook(source_url) as src, gradebook.open_gradebook(target_url) as dst:
         dst.update_or_create_student(student)
         try:
             dst.remove_submission(release.ASSIGNMENT, student)
@@ -320,10 +348,10 @@ def merge_submission(source_db: Path, target_db: Path, student: str) -> None:
 
 
 def _scores(course: Path, student: str, lectures: dict[str, str]) -> dict[str, float]:
-    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.api import MissingEntry
 
     scores = {number: 0.0 for number in lectures.values()}
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", COURSE_ID) as gb:
+    with gradebook.open_gradebook(gradebook.url(course)) as gb:
         try:
             submission = gb.find_submission(release.ASSIGNMENT, student)
         except MissingEntry:

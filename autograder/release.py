@@ -124,15 +124,19 @@ def assemble_assignment(dest: Path, root: Path = ROOT, lecture_dir: Path | None 
     shutil.copy2(root / "ok", dest / "ok")
 
 
+def alembic_on_path() -> None:
+    """nbgrader runs `alembic` to create a new gradebook: this Python's scripts must be on PATH."""
+    scripts = str(Path(sys.executable).parent)
+    if scripts not in os.environ.get("PATH", "").split(os.pathsep):
+        os.environ["PATH"] = scripts + os.pathsep + os.environ.get("PATH", "")
+
+
 def nbgrader_api(course: Path):
     """An NbGraderAPI for `course` that really reads its nbgrader_config.py (the API alone does not)."""
     from nbgrader.apps import NbGraderAPI
     from traitlets.config.loader import PyFileConfigLoader
 
-    # nbgrader runs `alembic` to create a new gradebook: this Python's scripts must be on PATH.
-    scripts = str(Path(sys.executable).parent)
-    if scripts not in os.environ.get("PATH", "").split(os.pathsep):
-        os.environ["PATH"] = scripts + os.pathsep + os.environ.get("PATH", "")
+    alembic_on_path()
     config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
     config.CourseDirectory.root = str(course)
     if not config.Autograde.exclude_overwriting.get(ASSIGNMENT):
@@ -140,15 +144,26 @@ def nbgrader_api(course: Path):
     return NbGraderAPI(config=config)
 
 
-def build_course(out: Path, root: Path = ROOT, lecture_dir: Path | None = None) -> Path:
+def build_course(out: Path, root: Path = ROOT, lecture_dir: Path | None = None,
+                 db_url: str | None = None) -> Path:
     """Write (or rewrite) the nbgrader course at `out`; return the release folder of `nano`.
 
-    Grades and submissions already in `out` are kept; source and release are made anew.
+    Grades and submissions already in `out` are kept; source and release are made anew. The
+    gradebook is `db_url` (a postgresql:// URL, say) if given, else where the course had it
+    (see gradebook.py), else `out/gradebook.db`.
     """
+    from autograder import gradebook
+
     out = out.resolve()
     out.mkdir(parents=True, exist_ok=True)
-    (out / "nbgrader_config.py").write_text(
-        NBGRADER_CONFIG.format(student_files=STUDENT_FILES), encoding="utf-8")
+    db_url = gradebook.check_url(db_url) if db_url else gradebook.configured_url(out)
+    alembic_on_path()
+    gradebook.open_gradebook(db_url or gradebook.url(out)).close()  # a clear error if it cannot be reached
+    config = NBGRADER_CONFIG.format(student_files=STUDENT_FILES)
+    if db_url:
+        config += ("# The gradebook lives in this database (nano-course build --db-url).\n"
+                   f"c.CourseDirectory.db_url = {db_url!r}\n")
+    (out / "nbgrader_config.py").write_text(config, encoding="utf-8")
     source = out / "source" / ASSIGNMENT
     release = out / "release" / ASSIGNMENT
     for folder in (source, release):

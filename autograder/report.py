@@ -35,9 +35,9 @@ class ClassResults:
 
 
 def read_results(course: Path) -> ClassResults:
-    from nbgrader.api import Gradebook, MissingEntry
+    from nbgrader.api import MissingEntry
 
-    from autograder import feedback, grade
+    from autograder import feedback, grade, gradebook
 
     release_dir = course / "release" / release.ASSIGNMENT
     lectures = grade.lectures_of(course)
@@ -60,7 +60,7 @@ def read_results(course: Path) -> ClassResults:
 
     scores: dict[str, dict[str, float]] = {}
     failed = {grade_id: 0 for _, grade_id, _ in cells}
-    with Gradebook(f"sqlite:///{course / 'gradebook.db'}", grade.COURSE_ID) as gb:
+    with gradebook.open_gradebook(gradebook.url(course)) as gb:
         if not listed:
             listed = sorted(s.student.id for s in gb.assignment_submissions(release.ASSIGNMENT))
         for student in listed:

@@ -63,10 +63,7 @@ def run(jobs: dict[str, dict], workers: int, logs: Path):
                     if outcome is not None:
                         break
                     process = None  # it died or was stopped: a fresh one for the next try
-                done.put((student, outcome or {
-                    "problems": job["problems"] + ["the grading process died or ran past "
-                                                   f"{JOB_LIMIT} s twice: not graded"],
-                    "failed": True}))
+                done.put((student, outcome or gave_up(job)))
         finally:
             if process is not None:
                 process.close()
@@ -78,6 +75,12 @@ def run(jobs: dict[str, dict], workers: int, logs: Path):
         yield done.get()
     for thread in threads:
         thread.join()
+
+
+def gave_up(job: dict) -> dict:
+    """The outcome of a job whose grading process died (or was stopped) on both tries."""
+    return {"problems": job["problems"] + [f"the grading process died or ran past {JOB_LIMIT} s "
+                                           "twice: not graded"], "failed": True}
 
 
 class Worker:
@@ -125,6 +128,7 @@ def main() -> None:
     """The worker's loop: a job per line on stdin, its outcome on the real stdout. Anything else
     that writes to stdout (kernels inherit it, student code may print) goes to /dev/null."""
     silence()
+    _exit_with_parent()
     channel = os.fdopen(os.dup(1), "w")
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
@@ -139,16 +143,32 @@ def main() -> None:
         channel.flush()
 
 
+def _exit_with_parent() -> None:
+    """Stop when the process that started this worker is gone (a killed Dask worker, say), so
+    that no orphan goes on grading; its kernels notice and follow."""
+    parent = os.getppid()
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(1)
+        os._exit(1)
+
+    threading.Thread(target=watch, daemon=True).start()
+
+
 def grade_one(job: dict) -> dict:
     """Autograde one student in their private course, one notebook at a time (so that a notebook
     nbgrader cannot finish costs only itself), each kernel sandboxed unless job["unsafe"]. Runs
     in a worker process; returns plain data."""
     from traitlets.config.loader import PyFileConfigLoader
 
+    from autograder.gradebook import sqlite_url
+
     started = time.monotonic()
     course, private, student = Path(job["course"]), Path(job["private"]), job["student"]
     config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
     config.CourseDirectory.root = str(private)
+    config.CourseDirectory.db_url = sqlite_url(private / "gradebook.db")  # never the course's own
     config.CourseDirectory.course_id = COURSE_ID
     if job.get("timeout"):
         config.Execute.timeout = int(job["timeout"])
@@ -175,7 +195,7 @@ def _autograde(job: dict, config, timeout: int, started: float) -> dict:
 
     course, private, student = Path(job["course"]), Path(job["private"]), job["student"]
 
-    with Gradebook(f"sqlite:///{private / 'gradebook.db'}", COURSE_ID) as gb:
+    with Gradebook(config.CourseDirectory.db_url, COURSE_ID) as gb:
         try:
             gb.remove_submission(release.ASSIGNMENT, student)  # a fresh grade, not last time's
         except MissingEntry:

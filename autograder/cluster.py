@@ -1,0 +1,104 @@
+"""Grading on a Dask distributed cluster: `nano-course grade --scheduler ADDRESS`.
+
+`run` has the shape of worker.run (it yields (student, outcome) as students finish), but each
+student is a Dask task, `attempt`, run by whichever worker the scheduler picks. The task grades
+in a child `python -m autograder.worker` process, as a local worker does, so student code can
+kill or poison only that child, never the Dask worker; it returns plain data, and the process
+that called `run` merges it into the gradebook, of which it stays the only writer.
+
+What the cluster needs: the course folder on a filesystem that every worker sees at the same
+path (NFS, say), and nano-course installed in the workers' Python environment.
+
+Each worker thread keeps its grading process for the next task (starting one costs seconds).
+A Dask worker that dies mid-task (its grading process notices and stops too) has its task run
+again on another worker. Each attempt grades in a copy of the student's staged private course of its
+own (COURSE/.grading/.attempts/<student>-<token>), so an attempt that got far before its worker
+died cannot mix its files with the one that reports; the outcome names the copy it came from,
+and the merge replaces what the course held for the student: nobody is recorded twice.
+"""
+
+import shutil
+import socket
+import threading
+import uuid
+from pathlib import Path
+
+from autograder import worker
+
+ATTEMPTS = ".attempts"  # beside the staged private courses: one private course per attempt
+CONNECT_TIMEOUT = 30  # seconds to reach the scheduler
+
+
+class ClusterError(RuntimeError):
+    """The cluster cannot be used: what is wrong, in one line."""
+
+
+def connect(scheduler: str):
+    """A Dask client of the scheduler at `scheduler` (tcp://HOST:PORT), or ClusterError."""
+    from distributed import Client
+
+    try:
+        return Client(scheduler, timeout=CONNECT_TIMEOUT, set_as_default=False)
+    except (OSError, TimeoutError, ValueError, TypeError) as exc:
+        reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise ClusterError(f"cannot reach the Dask scheduler at {scheduler}: {reason}") from None
+
+
+def run(jobs: dict[str, dict], client, logs: Path):
+    """Yield (student, outcome) as each job finishes on the cluster of `client`, then close it.
+
+    A task that fails for good (its workers kept dying, the cluster went away) is reported as
+    not graded, with the reason.
+    """
+    from distributed import as_completed
+
+    logs.mkdir(parents=True, exist_ok=True)
+    try:
+        futures = {client.submit(attempt, job, str(logs), pure=False,
+                                 key=f"nano-grade-{student}-{uuid.uuid4().hex[:8]}"): student
+                   for student, job in jobs.items()}
+        for future in as_completed(futures, loop=client.loop):
+            student = futures[future]
+            try:
+                outcome = future.result()
+            except Exception as exc:  # KilledWorker, a lost scheduler, a worker without the course
+                reason = (str(exc).strip().splitlines() or [""])[0][:200]
+                outcome = {"problems": jobs[student]["problems"] + [
+                    f"the cluster could not grade it ({type(exc).__name__}: {reason}): not graded"],
+                    "failed": True}
+            yield student, outcome
+    finally:
+        client.close()
+
+
+def attempt(job: dict, logs: str) -> dict:
+    """One try at grading one student, on a Dask worker: in a private course of its own, by a
+    grading process (a fresh one tried once more if student code kills it). Returns the
+    outcome, plain data, with `private` naming the course it was graded in."""
+    staged = Path(job["private"])
+    if not staged.is_dir():
+        raise ClusterError(f"the worker on {socket.gethostname()} does not see {staged}: the course "
+                           "folder must be on a filesystem that every worker shares, at the same path")
+    private = staged.parent / ATTEMPTS / f"{job['student']}-{uuid.uuid4().hex[:12]}"
+    shutil.copytree(staged, private, symlinks=True)
+    job = {**job, "private": str(private)}
+    Path(logs).mkdir(parents=True, exist_ok=True)
+    outcome = None
+    for _try in range(2):
+        outcome = _grader(Path(logs) / "workers.txt").run(job, worker.JOB_LIMIT)
+        if outcome is not None:
+            break
+    return {**(outcome or worker.gave_up(job)), "private": str(private)}
+
+
+_graders: dict[tuple[int, str], worker.Worker] = {}
+
+
+def _grader(log: Path) -> worker.Worker:
+    """This Dask worker thread's grading process, started anew if it is not running (a grading
+    process costs seconds to start; it stops by itself when the Dask worker does)."""
+    key = (threading.get_ident(), str(log))
+    process = _graders.get(key)
+    if process is None or process.proc.poll() is not None:
+        process = _graders[key] = worker.Worker(log)
+    return process

@@ -1,0 +1,96 @@
+"""Where a course's gradebook lives: one URL for every reader and writer of it.
+
+By default the gradebook is nbgrader's `COURSE/gradebook.db` (SQLite); a course whose
+nbgrader_config.py sets `c.CourseDirectory.db_url` (a postgresql:// URL, say; `nano-course build
+--db-url`) keeps it in that database instead, and stock nbgrader commands find it there too.
+Students are graded in private SQLite gradebooks that hold only the assignment's structure
+(`private_copy`); their results are merged into the course's by the one process that grades the
+class.
+"""
+
+from pathlib import Path
+
+from autograder.worker import COURSE_ID
+
+# Tables that hold students and their work; the rest is the assignment's structure.
+STUDENT_TABLES = {"student", "submitted_assignment", "submitted_notebook", "grade", "comment"}
+
+
+class GradebookError(RuntimeError):
+    """The gradebook cannot be opened: where it is (password hidden) and why, in one line."""
+
+
+def sqlite_url(path: Path) -> str:
+    return f"sqlite:///{Path(path).resolve()}"
+
+
+def configured_url(course: Path) -> str | None:
+    """The `CourseDirectory.db_url` of the course's nbgrader_config.py, if it sets one."""
+    from traitlets.config.loader import ConfigFileNotFound, PyFileConfigLoader
+
+    try:
+        config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
+    except ConfigFileNotFound:
+        return None
+    return config.CourseDirectory.db_url if "db_url" in config.CourseDirectory else None
+
+
+def url(course: Path) -> str:
+    """The URL of the course's gradebook: its configured db_url, else COURSE/gradebook.db."""
+    return configured_url(course) or sqlite_url(Path(course) / "gradebook.db")
+
+
+def check_url(db_url: str) -> str:
+    """`db_url` if it names a database nbgrader can use here; ValueError, in one line, if not."""
+    scheme = db_url.split("://", 1)[0] if "://" in db_url else ""
+    if scheme.split("+")[0] not in ("postgresql", "sqlite"):
+        raise ValueError(f"db_url {db_url!r} is not a postgresql:// (or sqlite:///) URL")
+    return db_url
+
+
+def shown(db_url: str) -> str:
+    """`db_url` with its password hidden, for messages."""
+    from sqlalchemy.engine import make_url
+
+    try:
+        return make_url(db_url).render_as_string(hide_password=True)
+    except Exception:
+        return "the configured db_url"
+
+
+def open_gradebook(db_url: str):
+    """nbgrader's Gradebook at `db_url`, or GradebookError saying why it cannot be opened."""
+    from nbgrader.api import Gradebook
+    from sqlalchemy.exc import SQLAlchemyError
+
+    try:
+        return Gradebook(db_url, COURSE_ID)
+    except (SQLAlchemyError, ImportError) as exc:
+        reason = (str(getattr(exc, "orig", None) or exc).strip().splitlines() or [type(exc).__name__])[0]
+        raise GradebookError(f"cannot open the gradebook at {shown(db_url)}: {reason}") from None
+
+
+def private_copy(db_url: str, path: Path) -> None:
+    """A new SQLite gradebook at `path` holding the assignment's structure from `db_url` (its
+    notebooks, cells and their hidden tests) and no student: what nbgrader needs to grade one.
+    Made with SQLAlchemy, not nbgrader's Gradebook, which would start `alembic` (seconds) to
+    stamp a new database: the version stamp is copied instead."""
+    from nbgrader.api import Base
+    from sqlalchemy import create_engine, text
+
+    with open_gradebook(db_url) as src:
+        target = create_engine(sqlite_url(path))
+        try:
+            Base.metadata.create_all(target)
+            with src.engine.connect() as read, target.begin() as write:
+                for table in Base.metadata.sorted_tables:
+                    if table.name not in STUDENT_TABLES:
+                        rows = [dict(row._mapping) for row in read.execute(table.select())]
+                        if rows:
+                            write.execute(table.insert(), rows)
+                write.execute(text("CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL)"))
+                for (version,) in read.execute(text("SELECT version_num FROM alembic_version")):
+                    write.execute(text("INSERT INTO alembic_version (version_num) VALUES (:v)"),
+                                  {"v": version})
+        finally:
+            target.dispose()
