@@ -477,6 +477,8 @@ def test_grade_refuses_without_bwrap_unless_unsafe(mini_course, tmp_path, monkey
     source_course, lectures = mini_course
     course = tmp_path / "course"
     shutil.copytree(source_course, course)
+    shutil.rmtree(course / "submitted", ignore_errors=True)  # the shared mini course may have graded
+    (course / "grades.csv").unlink(missing_ok=True)
     hand_in(tmp_path / "subs", course / "release" / "nano", lectures, "alice")
     monkeypatch.setattr(sandbox, "available", lambda: False)
 
