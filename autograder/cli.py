@@ -1,5 +1,5 @@
-"""nano-course: the instructor's command line (build, student, grade, report) and the authors'
-(notebooks, check, samples)."""
+"""nano-course: the instructor's command line (build, student, grade, report), the authors'
+(notebooks, check, samples) and the grading benchmark (bench)."""
 
 import argparse
 import sys
@@ -29,7 +29,7 @@ def main(argv: list[str] | None = None) -> int:
                             "nbgrader course whose submitted/ came from nbgrader collect")
     grade.add_argument("--course", type=Path, default=DEFAULT_COURSE, help="course folder (default: %(default)s)")
     grade.add_argument("--workers", type=int, default=None,
-                       help="students graded at once (default: two per CPU, at most 8)")
+                       help="students graded at once (default: three per CPU, at most 8)")
     grade.add_argument("--timeout", type=int, default=None,
                        help="seconds a cell may run (default: the course's Execute.timeout, 30)")
     grade.add_argument("--unsafe", action="store_true",
@@ -41,6 +41,16 @@ def main(argv: list[str] | None = None) -> int:
     grade.add_argument("--db-url", default=None,
                        help="the gradebook's database (postgresql://...) when the course is built here; "
                             "a built course keeps the one in its nbgrader_config.py")
+
+    bench = commands.add_parser("bench", help="grade a generated class with nano-course grade and with "
+                                              "stock nbgrader autograde; print the speedup")
+    bench.add_argument("--students", type=int, default=50, help="size of the class (default: %(default)s)")
+    bench.add_argument("--workers", type=int, default=None,
+                       help="students nano-course grade grades at once (default: as nano-course grade)")
+    bench.add_argument("--profile", action="store_true",
+                       help="also say where the time goes: start-up costs, kernels, cells, the rest")
+    bench.add_argument("--keep", type=Path, default=None,
+                       help="work in this new folder and keep it (default: a temporary folder)")
 
     report = commands.add_parser("report", help="write COURSE/report.html: score distributions, failure rates")
     report.add_argument("--course", type=Path, default=DEFAULT_COURSE, help="course folder (default: %(default)s)")
@@ -89,8 +99,6 @@ def _student(args) -> int:
 
 
 def _grade(args) -> int:
-    import os
-
     from autograder import grade, sandbox
 
     if not args.submissions.is_dir():
@@ -101,12 +109,23 @@ def _grade(args) -> int:
     elif not sandbox.available():
         print(f"nano-course grade: {sandbox.MISSING}", file=sys.stderr)
         return 2
-    # Grading waits on kernels and sleeping test commands as much as it computes: two per CPU.
-    workers = args.workers if args.workers is not None else min(8, 2 * (os.cpu_count() or 1))
+    workers = args.workers if args.workers is not None else grade.default_workers()
     grade.grade_all(args.submissions, args.course, echo=lambda line: print(line, flush=True),
                     workers=max(1, workers), timeout=args.timeout, unsafe=args.unsafe,
                     scheduler=args.scheduler, db_url=args.db_url)
     return 0
+
+
+def _bench(args) -> int:
+    from autograder import bench
+
+    if args.students < 1:
+        raise ValueError(f"--students must be at least 1, not {args.students}")
+    if args.workers is not None and args.workers < 1:
+        raise ValueError(f"--workers must be at least 1, not {args.workers}")
+    same = bench.run(args.students, workers=args.workers, profile_too=args.profile, keep=args.keep,
+                     echo=lambda line: print(line, flush=True))
+    return 0 if same else 1
 
 
 def _report(args) -> int:
@@ -140,7 +159,7 @@ def _check(args) -> int:
     return 0 if check_lecture(args.lecture) else 1
 
 
-COMMANDS = {"build": _build, "student": _student, "grade": _grade, "report": _report,
+COMMANDS = {"build": _build, "student": _student, "grade": _grade, "bench": _bench, "report": _report,
             "samples": _samples, "notebooks": _notebooks, "check": _check}
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ only writer of the course's gradebook (gradebook.py: a file, or PostgreSQL throu
 import copy
 import csv
 import json
+import os
 import shutil
 import sys
 from dataclasses import dataclass, field
@@ -142,24 +143,33 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
              + (f" on the Dask cluster at {scheduler}" if scheduler
                 else f", {workers} at a time" if workers > 1 and len(jobs) > 1 else "") + " ...")
     with worker.quiet():
+        from autograder import feedback as feedback_pages
+
         results = (cluster.run(jobs, client, course / "logs") if scheduler
                    else worker.run(jobs, workers, course / "logs"))
         for student, outcome in results:
             report(_finish(course, student, outcome, lectures))
+            if feedback:  # while the workers grade the next ones
+                feedback_pages.write_student(course, grades[student])
         shutil.rmtree(scratch, ignore_errors=True)
 
         ordered = [grades[h.student] for h in hand_ins]
         write_csv(ordered, numbers, course / "grades.csv")
         write_problems(ordered, course / "problems.csv")
         if feedback:
-            from autograder import feedback as feedback_pages
-
             for grade in ordered:
-                feedback_pages.write_student(course, grade)
+                if grade.student not in jobs:  # not graded: feedback that says why
+                    feedback_pages.write_student(course, grade)
     echo(table(ordered, numbers))
     echo(f"wrote {course / 'grades.csv'} and problems.csv"
          + (f"; each student's feedback in {course / 'feedback'}/<student_id>/index.html" if feedback else ""))
     return ordered
+
+
+def default_workers() -> int:
+    """Students graded at once by default. A worker waits on its kernel, on sleeping test commands
+    and on the gradebook as much as it computes: three per CPU, at most 8."""
+    return min(8, 3 * (os.cpu_count() or 1))
 
 
 def progress_bar(done: int, total: int, width: int = 20) -> str:

@@ -2,7 +2,8 @@
 
 `run` feeds jobs (one student each, already staged in a private copy of the course) to
 `python -m autograder.worker` processes, `workers` at a time. A worker autogrades its student
-one notebook at a time with nbgrader's Autograde, whose Execute is replaced by GuardedExecute:
+with nbgrader's Autograde (all notebooks in one run; one run per notebook only if that fails),
+whose Execute is replaced by GuardedExecute:
 a cell that kills the kernel or ignores the interrupt scores 0, and the kernel is restarted with
 the cells before it run again, so that the cells after it are graded on their own. Each kernel
 runs in the sandbox (sandbox.py), reached over unix sockets in a runtime folder of the student's;
@@ -129,6 +130,7 @@ def main() -> None:
     that writes to stdout (kernels inherit it, student code may print) goes to /dev/null."""
     silence()
     _exit_with_parent()
+    scratch_gradebooks()
     channel = os.fdopen(os.dup(1), "w")
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
@@ -157,9 +159,8 @@ def _exit_with_parent() -> None:
 
 
 def grade_one(job: dict) -> dict:
-    """Autograde one student in their private course, one notebook at a time (so that a notebook
-    nbgrader cannot finish costs only itself), each kernel sandboxed unless job["unsafe"]. Runs
-    in a worker process; returns plain data."""
+    """Autograde one student in their private course (see `_autograde_runs`), each kernel
+    sandboxed unless job["unsafe"]. Runs in a worker process; returns plain data."""
     from traitlets.config.loader import PyFileConfigLoader
 
     from autograder.gradebook import sqlite_url
@@ -190,9 +191,6 @@ def grade_one(job: dict) -> dict:
 def _autograde(job: dict, config, timeout: int, started: float) -> dict:
     from nbgrader.api import Gradebook, MissingEntry
     from nbgrader.apps import NbGraderAPI
-    from nbgrader.converters import Autograde
-    from nbgrader.utils import capture_log, temp_attrs
-
     course, private, student = Path(job["course"]), Path(job["private"]), job["student"]
 
     with Gradebook(config.CourseDirectory.db_url, COURSE_ID) as gb:
@@ -205,14 +203,9 @@ def _autograde(job: dict, config, timeout: int, started: float) -> dict:
     problems, logs = list(job["problems"]), []
     present = sorted(p.stem for p in work.glob("*.ipynb")
                      if (course / "release" / release.ASSIGNMENT / p.name).is_file())
-    for name in present:  # none: the merge records a submission of zeros
-        with temp_attrs(api.coursedir, assignment_id=release.ASSIGNMENT, student_id=student,
-                        notebook_id=name):
-            app = Autograde(coursedir=api.coursedir, parent=api)
-            app.force, app.create_student = True, True
-            result = capture_log(app)
+    for name, result in _autograde_runs(api, student, present):  # none: the merge records zeros
         logs.append(f"==== nbgrader autograde {name}\n{result.get('log', '')}{result.get('error') or ''}")
-        if not result["success"]:
+        if not result["success"] and name != ALL:
             last = [line for line in (result.get("error") or result.get("log") or "").splitlines()
                     if line.strip()]
             problems.append(f"{name[:2]}: nbgrader could not grade it"
@@ -225,6 +218,49 @@ def _autograde(job: dict, config, timeout: int, started: float) -> dict:
     if kernels.is_file():
         logs.append("==== kernels' own stderr\n" + kernels.read_text(errors="replace"))
     return {"problems": problems, "log": "\n".join(logs), "seconds": time.monotonic() - started}
+
+
+ALL = "all notebooks"
+
+
+def _autograde_runs(api, student: str, names: list[str]) -> list[tuple[str, dict]]:
+    """Run nbgrader's Autograde on the student's notebooks `names`; return (what, result) pairs.
+
+    First all of them in one run, as `nbgrader autograde` does: one app, one copy of the source
+    files, the kernels one after another. Only if that run fails (nbgrader then drops the whole
+    student) is each notebook graded again in a run of its own, so that a notebook nbgrader
+    cannot finish costs only itself.
+    """
+    from nbgrader.converters import Autograde
+    from nbgrader.utils import capture_log, temp_attrs
+
+    def autograde(notebook_id: str) -> dict:
+        with temp_attrs(api.coursedir, assignment_id=release.ASSIGNMENT, student_id=student,
+                        notebook_id=notebook_id):
+            app = Autograde(coursedir=api.coursedir, parent=api)
+            app.force, app.create_student = True, True
+            return capture_log(app)
+
+    if not names:
+        return []
+    together = autograde("*" if len(names) > 1 else names[0])
+    if together["success"] or len(names) == 1:
+        return [(ALL if len(names) > 1 else names[0], together)]
+    return [(ALL, together)] + [(name, autograde(name)) for name in names]
+
+
+def scratch_gradebooks() -> None:
+    """Let SQLite skip the fsync of each commit in this process, whose gradebooks are all private
+    scratch copies merged into the course's after (nbgrader commits about 150 times a student,
+    ~27 ms each here). A worker that dies still leaves them whole (the rollback journal stays);
+    only a machine crash could lose them, and then the batch is graded again anyway."""
+    from sqlalchemy import event
+    from sqlalchemy.engine import Engine
+
+    @event.listens_for(Engine, "connect")
+    def no_fsync(connection, _record):
+        if type(connection).__module__.startswith("sqlite3"):
+            connection.execute("PRAGMA synchronous=OFF")
 
 
 def _execution_problems(path: Path, number: str, timeout: int, limit: int | None = None) -> list[str]:
