@@ -29,6 +29,9 @@ def main(argv: list[str] | None = None) -> int:
                        help="students graded at once (default: two per CPU, at most 8)")
     grade.add_argument("--timeout", type=int, default=None,
                        help="seconds a cell may run (default: the course's Execute.timeout, 30)")
+    grade.add_argument("--no-verify", action="store_true",
+                       help="skip the independent check that confirms each cell nbgrader passed "
+                            "(student code can fool nbgrader's tests; see README)")
 
     report = commands.add_parser("report", help="write COURSE/report.html: score distributions, failure rates")
     report.add_argument("--course", type=Path, default=DEFAULT_COURSE, help="course folder (default: %(default)s)")
@@ -86,7 +89,7 @@ def _grade(args) -> int:
     # Grading waits on kernels and sleeping test commands as much as it computes: two per CPU.
     workers = args.workers if args.workers is not None else min(8, 2 * (os.cpu_count() or 1))
     grade.grade_all(args.submissions, args.course, echo=lambda line: print(line, flush=True),
-                    workers=max(1, workers), timeout=args.timeout)
+                    workers=max(1, workers), timeout=args.timeout, check=not args.no_verify)
     return 0
 
 

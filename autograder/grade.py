@@ -22,7 +22,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder import intake, notebooks, release, worker
+from autograder import intake, notebooks, release, verify, worker
 
 STUDENT_ID = intake.STUDENT_ID
 COURSE_ID = worker.COURSE_ID
@@ -63,12 +63,13 @@ def max_points(course: Path) -> dict[str, float]:
 
 
 def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
-              timeout: int | None = None, feedback: bool = True) -> list[Grade]:
+              timeout: int | None = None, feedback: bool = True, check: bool = True) -> list[Grade]:
     """Grade every hand-in in `submissions` with the course at `course`.
 
     Writes `grades.csv`, `problems.csv`, `feedback/<student>/` and `logs/<student>.txt` in the
     course; echoes one progress line per student and the table. `timeout` overrides the
-    course's seconds per cell; `workers` grades that many students at once.
+    course's seconds per cell; `workers` grades that many students at once. With `check`, each
+    cell nbgrader passed must also be confirmed by the independent check (verify.py).
     """
     course = course.resolve()
     if not (course / "release" / release.ASSIGNMENT).is_dir():
@@ -115,6 +116,18 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
         jobs[hand_in.student] = {"course": str(course), "private": str(course / SCRATCH / hand_in.student),
                                  "student": hand_in.student, "timeout": timeout, "problems": found}
 
+    if jobs and check:  # the reference's observations, once per batch, with a new SEED
+        echo("running the reference solution for the independent check ...")
+        reference = verify.reference(course)
+        lost = [g for lecture in reference["observations"].values() for g, o in lecture.items() if o is None]
+        if lost:
+            echo(f"warning: the reference solution did not finish {', '.join(lost)}: "
+                 "no student can be confirmed there (is the machine overloaded?)")
+        for job in jobs.values():
+            job["verify"] = reference
+    elif jobs:
+        for job in jobs.values():
+            job["problems"] = [*job["problems"], verify.SKIPPED]
     if jobs:
         echo(f"grading {len(jobs)} submission{'s' * (len(jobs) != 1)} with nbgrader"
              + (f", {workers} at a time" if workers > 1 and len(jobs) > 1 else "") + " ...")

@@ -10,6 +10,7 @@ same inputs (the same SEED). A cell is confirmed when every Scenario naming it i
 What the scenarios are lives in `autograder/scenarios/lNN.py`, one module per lecture.
 """
 
+import concurrent.futures
 import importlib
 import json
 import os
@@ -41,6 +42,7 @@ class Scenario:
 
 
 TIMEOUT = 20       # seconds one scenario may run before it is stopped (not confirmed)
+LECTURES_AT_ONCE = 3  # runner processes one submission's check runs at the same time
 STARTUP = 60       # seconds a fresh runner process may take before its first scenario starts
 
 # The runner, run as `python -I -c RUNNER` in the workspace copy. It imports nothing from
@@ -279,14 +281,14 @@ def lecture_notebooks(course: Path) -> dict[str, str]:
 def observe_course(course: Path, nano_files: Mapping[str, str], answers: Mapping[str, str],
                    seed: int, *, timeout: int = TIMEOUT) -> dict[str, dict[str, dict | None]]:
     """Lecture number -> observations of its scenarios, for one submission (or the reference)."""
-    out = {}
+    numbers = [n for n in lecture_notebooks(course) if lecture_scenarios(n)]
     with tempfile.TemporaryDirectory(prefix="nano-verify-ws-") as tmp:
         workspace = make_workspace(course, nano_files, Path(tmp) / "workspace")
-        for number in lecture_notebooks(course):
-            scenarios = lecture_scenarios(number)
-            if scenarios:
-                out[number] = observe_all(workspace, scenarios, seed, answers, timeout=timeout)
-    return out
+        # Lectures side by side: their scenarios mostly wait (sleeping commands, timeouts).
+        with concurrent.futures.ThreadPoolExecutor(LECTURES_AT_ONCE) as pool:
+            found = pool.map(lambda n: observe_all(workspace, lecture_scenarios(n), seed, answers,
+                                                   timeout=timeout), numbers)
+            return dict(zip(numbers, found))
 
 
 def reference(course: Path, seed: int | None = None, *, timeout: int = TIMEOUT) -> dict:
@@ -342,3 +344,55 @@ def confirm(course: Path, nano_files: Mapping[str, str], answers: Mapping[str, s
         confirmed.update(judge_all(scenarios, got.get(number, {}),
                                    ref["observations"].get(number, {})))
     return confirmed
+
+
+# ---------------------------------------------------------------------------------------------
+# Into the grades: a pass nbgrader gave but the check did not confirm scores 0, and says so.
+
+UNCONFIRMED = "nbgrader's pass was not confirmed by the independent check (scores 0)"
+SKIPPED = "not confirmed by the independent check: grading ran with --no-verify"
+FEEDBACK = ("its test passed in your notebook, but the same behaviour, re-run on its own by the "
+            "independent check, did not give the right result: scores 0")
+
+
+def problem_lines(unconfirmed: Mapping[str, list[str]]) -> list[str]:
+    """One line per lecture number naming its unconfirmed cells."""
+    return [f"{number}: {', '.join(ids)}: {UNCONFIRMED}" for number, ids in sorted(unconfirmed.items()) if ids]
+
+
+def unconfirmed_in(problems: Iterable[str]) -> set[str]:
+    """The grade_ids that `problem_lines` named in a student's problems."""
+    found: set[str] = set()
+    for line in problems:
+        if line.endswith(f": {UNCONFIRMED}") and line[2:4] == ": ":
+            found.update(line[4:-len(UNCONFIRMED) - 2].split(", "))
+    return found
+
+
+def zero_unconfirmed(gradebook: Path, student: str, confirmed: Mapping[str, bool]) -> list[str]:
+    """In `gradebook` (sqlite file), set to 0 each test cell nbgrader passed that `confirmed` does
+    not confirm (a cell without scenarios is not confirmed); return the problem lines."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    unconfirmed: dict[str, list[str]] = {}
+    with Gradebook(f"sqlite:///{gradebook}", "nano") as gb:
+        try:
+            submission = gb.find_submission(release.ASSIGNMENT, student)
+        except MissingEntry:
+            return []
+        for nb in submission.notebooks:
+            for grade in nb.grades:
+                if not grade.auto_score:
+                    continue
+                if not confirmed.get(grade.name, False):
+                    grade.auto_score = 0.0
+                    unconfirmed.setdefault(nb.name[:2], []).append(grade.name)
+        gb.db.commit()
+    return problem_lines(unconfirmed)
+
+
+def check_submission(job: dict, files: Mapping[str, str], answers: Mapping[str, str],
+                     gradebook: Path, student: str) -> list[str]:
+    """The check for one graded student in a worker: confirm, zero what is not; the problem lines."""
+    confirmed = confirm(Path(job["course"]), files, answers, job["verify"])
+    return zero_unconfirmed(gradebook, student, confirmed)

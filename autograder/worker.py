@@ -23,7 +23,7 @@ import time
 import warnings
 from pathlib import Path
 
-from autograder import notebooks, release
+from autograder import notebooks, release, verify
 
 COURSE_ID = "nano"
 JOB_LIMIT = 1800  # seconds one student may take before their worker is stopped
@@ -164,6 +164,8 @@ def grade_one(job: dict) -> dict:
     problems, logs = list(job["problems"]), []
     present = sorted(p.stem for p in work.glob("*.ipynb")
                      if (course / "release" / release.ASSIGNMENT / p.name).is_file())
+    # The independent check reads the hand-in now, before any of it runs (see verify.py).
+    checked = verify.student_files(work) if job.get("verify") else None
     for name in present:  # none: the merge records a submission of zeros
         with temp_attrs(api.coursedir, assignment_id=release.ASSIGNMENT, student_id=student,
                         notebook_id=name):
@@ -179,6 +181,8 @@ def grade_one(job: dict) -> dict:
     graded = private / "autograded" / student / release.ASSIGNMENT
     for name in present:
         problems += _execution_problems(graded / f"{name}.ipynb", name[:2], timeout)
+    if checked is not None:
+        problems += verify.check_submission(job, *checked, private / "gradebook.db", student)
     kernels = private / "kernels.log"
     if kernels.is_file():
         logs.append("==== kernels' own stderr\n" + kernels.read_text(errors="replace"))
