@@ -119,15 +119,26 @@ SCENARIOS = [
 from nano.testing import scratch_dir
 from nano.tools import read_file
 tag = word(32)
-cases = {
-    "notes.txt": "first line\\n\\n\\tindented line\\n",
-    f"src/pkg/mod_{tag[:6]}.py": f'"""Température: 21 °C, naïve café ☕ → {tag}."""\\n\\nVALUE = "{tag}"\\n',
-    "docs/notes.md": f"# Notes\\n\\n  two leading spaces, a trailing one \\n\\n\\n{tag[::-1]}",
-    f"deep/er/still/{tag[6:12]}.txt": f"no final newline, tab\\tinside {tag[3:9]}",
-    f"données/café_{tag[:4]}.txt": f"ünïcödé in the name and in the text: {tag[-5:]} ✓\\n",
-}
-with scratch_dir(cases):
-    observe(outcomes=[attempt(read_file, path) for path in cases])
+
+
+def make():
+    """Write the files and keep only their paths: code that reads its caller's frame finds no text."""
+    cases = {
+        "notes.txt": "first line\\n\\n\\tindented line\\n",
+        f"src/pkg/mod_{tag[:6]}.py": f'"""Température: 21 °C, naïve café ☕ → {tag}."""\\n\\nVALUE = "{tag}"\\n',
+        "docs/notes.md": f"# Notes\\n\\n  two leading spaces, a trailing one \\n\\n\\n{tag[::-1]}",
+        f"deep/er/still/{tag[6:12]}.txt": f"no final newline, tab\\tinside {tag[3:9]}",
+        f"données/café_{tag[:4]}.txt": f"ünïcödé in the name and in the text: {tag[-5:]} ✓\\n",
+    }
+    for path, content in cases.items():
+        Path(path).parent.mkdir(parents=True, exist_ok=True)
+        Path(path).write_text(content, encoding="utf-8")
+    return list(cases)
+
+
+with scratch_dir():
+    paths = make()
+    observe(outcomes=[attempt(read_file, path) for path in paths])
 ''', judge=_all_text_equal),
     Scenario("l02_read_file_missing_path", HELPERS + '''
 from nano.testing import scratch_dir
@@ -141,14 +152,25 @@ with scratch_dir({"docs/present.md": "here\\n", f"other_{tag}.txt": "x"}):
 from nano.testing import scratch_dir
 from nano.tools import MAX_OUTPUT, read_file
 limit = MAX_OUTPUT  # the reference's value is the one the judge uses
-texts = ["0123456789\\n" * (limit // 5)]
-texts += ["".join(rng.choice("abcdefgh \\n") for _ in range(size))
-          for size in [limit + 1, 3 * limit + rng.randint(1, 999)]]
-outcomes = []
-for long_text in texts:
-    with scratch_dir({"logs/run.txt": long_text}):
+
+
+def make(size):
+    """Write the file and return only its size: nothing in a frame holds the text."""
+    if size is None:
+        text = "0123456789\\n" * (limit // 5)
+    else:
+        text = "".join(rng.choice("abcdefgh \\n") for _ in range(size))
+    Path("logs").mkdir()
+    Path("logs/run.txt").write_text(text, encoding="utf-8")
+    return len(text)
+
+
+outcomes, sizes = [], []
+for size in [None, limit + 1, 3 * limit + rng.randint(1, 999)]:
+    with scratch_dir():
+        sizes.append(make(size))
         outcomes.append(attempt(read_file, "logs/run.txt"))
-observe(limit=limit, sizes=[len(t) for t in texts], outcomes=outcomes)
+observe(limit=limit, sizes=sizes, outcomes=outcomes)
 ''', judge=_clipped),
     Scenario("l02_list_files_sorted_names", HELPERS + '''
 from nano.testing import scratch_dir

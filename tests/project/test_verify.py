@@ -252,3 +252,153 @@ def test_correct_alternatives_are_confirmed_everywhere(course, solved, reference
 
     confirmed = check(course, workspace, reference)
     assert refused({k: v for k, v in confirmed.items() if k[:3] in ("l01", "l02", "l03")}) == set()
+
+
+# ---------------------------------------------------------------------------------------------
+# Attacks from inside the kernel, graded by real nbgrader between honest students
+
+ATTACKS = {
+    # (a) a result equal to anything
+    "a-always-equal": '''
+class _Yes(str):
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+    __hash__ = str.__hash__
+
+
+def read_file(path):
+    return _Yes("")
+''',
+    # (b) every failing test cell made silent
+    "b-custom-exc": '''
+try:
+    from IPython import get_ipython as _get_ipython
+
+    if _get_ipython() is not None:
+        _get_ipython().set_custom_exc((AssertionError, Exception), lambda *args, **kwargs: None)
+except Exception:
+    pass
+''',
+    # (c) the test helpers, a builtin and asyncio.run patched at import
+    "c-patches": '''
+import asyncio as _asyncio
+import builtins as _builtins
+import contextlib as _contextlib
+
+import nano.testing as _testing
+
+_real_run, _real_scratch = _asyncio.run, _testing.scratch_dir
+
+
+def _run(main, **kwargs):
+    try:
+        return _real_run(main, **kwargs)
+    except BaseException:
+        return None
+
+
+@_contextlib.contextmanager
+def _scratch(files=None):
+    with _real_scratch(files) as where:
+        try:
+            yield where
+        except Exception:
+            pass
+
+
+_asyncio.run, _testing.scratch_dir = _run, _scratch
+_builtins.AssertionError = type("AssertionError", (Warning,), {})
+''',
+    # (d) the expected values read from the caller's frame
+    "d-frame": '''
+import inspect as _inspect
+
+
+def read_file(path):
+    frame = _inspect.currentframe().f_back
+    while frame is not None:
+        names = frame.f_locals
+        if isinstance(names.get("cases"), dict) and path in names["cases"]:
+            return names["cases"][path]
+        if isinstance(names.get("content"), str):
+            return names["content"]
+        if isinstance(names.get("long_text"), str):
+            return clip(names["long_text"])
+        frame = frame.f_back
+    raise FileNotFoundError(f"No such file: {path}")
+''',
+    # (e) leaving the process: the check's at once, the kernel's at import
+    "e-exit-outside-kernel": '''
+import os as _os
+import sys as _sys
+
+if "ipykernel" not in _sys.modules:
+    _os._exit(0)
+''',
+    "e-sys-exit": '''
+import sys as _sys
+
+_sys.exit(0)
+''',
+    # (f) a function that loops forever and ignores SIGINT
+    "f-endless": '''
+import signal as _signal
+
+
+def list_files(path="."):
+    _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
+    while True:
+        pass
+''',
+}
+
+
+@pytest.mark.slow
+def test_attacks_from_the_kernel_earn_nothing_and_hurt_no_one(course, tmp_path):
+    release_dir = course / "release" / release.ASSIGNMENT
+    subs = tmp_path / "subs"
+
+    def solved(name: str) -> Path:
+        return release.solve_workspace(release.make_workspace(release_dir, subs / name))
+
+    solved("aa-honest")
+    partial = solved("ab-honest-partial")  # read_file not written: lecture 02 loses its cells
+    tools = partial / "nano" / "tools.py"
+    tools.write_text(replace_solution(tools.read_text(encoding="utf-8"), "read_file",
+                                      'raise NotImplementedError("not yet")'), encoding="utf-8")
+    for name, attack in ATTACKS.items():
+        attacker = subs / f"m-{name}"
+        shutil.copytree(partial, attacker)
+        (attacker / "nano" / "tools.py").write_text(tools.read_text(encoding="utf-8") + "\n" + attack,
+                                                    encoding="utf-8")
+    solved("zz-honest")
+    graded = tmp_path / "course"
+    shutil.copytree(course, graded)
+
+    grades = {g.student: g for g in grade.grade_all(subs, graded, echo=lambda *_: None, workers=3,
+                                                     timeout=10, feedback=True)}
+    full = grade.max_points(graded)
+    assert set(grades) == {"aa-honest", "ab-honest-partial", "zz-honest", *(f"m-{n}" for n in ATTACKS)}
+    for honest in ("aa-honest", "zz-honest"):
+        assert grades[honest].scores == pytest.approx(full) and not grades[honest].problem, grades[honest]
+    honest = grades["ab-honest-partial"]
+    [lecture_02] = release_dir.glob("02-*.ipynb")
+    read_file_points = sum(p for g, p in notebooks.points(notebooks.load(lecture_02)).items()
+                           if g.startswith("l02_read_file_"))
+    assert not honest.problem and honest.scores["02"] == pytest.approx(full["02"] - read_file_points)
+    wrong = []
+    for name in ATTACKS:
+        got = grades[f"m-{name}"]
+        more = {k: v for k, v in got.scores.items() if v > honest.scores[k] + 1e-9}
+        if more or not got.problem:
+            wrong.append(f"{name}: {got.scores} (honest: {honest.scores}) {got.problem!r}")
+    assert not wrong, "\n".join(wrong)
+    # the attack that fools nbgrader everywhere is caught by the check, and said so
+    fooled = grades["m-b-custom-exc"]
+    assert verify.UNCONFIRMED in fooled.problem
+    page = (graded / "feedback" / "m-b-custom-exc" / "02-tools-that-read.html").read_text(encoding="utf-8")
+    assert "independent check" in page
