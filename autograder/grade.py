@@ -10,7 +10,8 @@ gets the points it earns, with the reason in the `problem` column:
 - a deleted test cell is put back and run; an edited one is restored (nbgrader does that);
 - a cell past the time limit is interrupted and scores 0; a cell that kills the kernel or
   ignores the interrupt scores 0, and the kernel is restarted so that the cells after it count.
-Students are graded `workers` at a time, each in a private copy of the course (its own
+Each cell nbgrader passed must also be confirmed by the independent check (verify.py), or it
+scores 0 and is named. Students are graded `workers` at a time, each in a private copy of the course (its own
 gradebook, merged back after) by a worker process that student code can kill without harm.
 """
 
