@@ -60,6 +60,8 @@ def run_main(fake_loop, lines, *args, **kwargs):
         warnings.simplefilter("ignore")
         outcome = attempt(lambda: asyncio.run(guarded()))
     outcome = outcome.get("value", outcome)
+    if not isinstance(outcome, dict):  # asyncio.run itself was tampered with
+        outcome = {"raised": ["asyncio.run gave no outcome"], "message": ""}
     log = outcome.pop("value", None)
     kept.append(log)
     return {**outcome, "log": dump(log), "log_id": id(log), "log_type": type(log).__name__,
