@@ -120,6 +120,9 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
     if jobs and check:  # the reference's observations, once per batch, with a new SEED
         echo("running the reference solution for the independent check ...")
         reference = verify.reference(course)
+        if verify.unchecked(course):
+            echo(f"note: no scenario of the independent check covers {', '.join(verify.unchecked(course))}: "
+                 "nbgrader's result stands there unconfirmed")
         lost = [g for lecture in reference["observations"].values() for g, o in lecture.items() if o is None]
         if lost:
             echo(f"warning: the reference solution did not finish {', '.join(lost)}: "

@@ -278,17 +278,39 @@ def lecture_notebooks(course: Path) -> dict[str, str]:
     return {p.name[:2]: p.name for p in sorted((course / "release" / release.ASSIGNMENT).glob("*.ipynb"))}
 
 
+def course_scenarios(course: Path) -> dict[str, list[Scenario]]:
+    """Lecture number -> the scenarios of the graded cells its released notebook has."""
+    found = {}
+    for number, name in lecture_notebooks(course).items():
+        cells = notebooks.points(notebooks.load(course / "release" / release.ASSIGNMENT / name))
+        scenarios = [s for s in lecture_scenarios(number) if s.grade_id in cells]
+        if scenarios:
+            found[number] = scenarios
+    return found
+
+
+def unchecked(course: Path) -> list[str]:
+    """The graded cells of the course that no scenario confirms (none in the real course: a test
+    sees to it); nbgrader's result stands there."""
+    covered = {s.grade_id for scenarios in course_scenarios(course).values() for s in scenarios}
+    return [grade_id for name in lecture_notebooks(course).values()
+            for grade_id in notebooks.points(notebooks.load(course / "release" / release.ASSIGNMENT / name))
+            if grade_id not in covered]
+
+
 def observe_course(course: Path, nano_files: Mapping[str, str], answers: Mapping[str, str],
                    seed: int, *, timeout: int = TIMEOUT) -> dict[str, dict[str, dict | None]]:
     """Lecture number -> observations of its scenarios, for one submission (or the reference)."""
-    numbers = [n for n in lecture_notebooks(course) if lecture_scenarios(n)]
+    scenarios = course_scenarios(course)
+    if not scenarios:
+        return {}
     with tempfile.TemporaryDirectory(prefix="nano-verify-ws-") as tmp:
         workspace = make_workspace(course, nano_files, Path(tmp) / "workspace")
         # Lectures side by side: their scenarios mostly wait (sleeping commands, timeouts).
         with concurrent.futures.ThreadPoolExecutor(LECTURES_AT_ONCE) as pool:
-            found = pool.map(lambda n: observe_all(workspace, lecture_scenarios(n), seed, answers,
-                                                   timeout=timeout), numbers)
-            return dict(zip(numbers, found))
+            found = pool.map(lambda n: observe_all(workspace, scenarios[n], seed, answers,
+                                                   timeout=timeout), scenarios)
+            return dict(zip(scenarios, found))
 
 
 def reference(course: Path, seed: int | None = None, *, timeout: int = TIMEOUT) -> dict:
@@ -339,8 +361,7 @@ def confirm(course: Path, nano_files: Mapping[str, str], answers: Mapping[str, s
     against `ref` (from `reference`, same course)."""
     got = observe_course(course, nano_files, answers, ref["seed"], timeout=timeout)
     confirmed: dict[str, bool] = {}
-    for number in lecture_notebooks(course):
-        scenarios = lecture_scenarios(number)
+    for number, scenarios in course_scenarios(course).items():
         confirmed.update(judge_all(scenarios, got.get(number, {}),
                                    ref["observations"].get(number, {})))
     return confirmed
@@ -370,8 +391,8 @@ def unconfirmed_in(problems: Iterable[str]) -> set[str]:
 
 
 def zero_unconfirmed(gradebook: Path, student: str, confirmed: Mapping[str, bool]) -> list[str]:
-    """In `gradebook` (sqlite file), set to 0 each test cell nbgrader passed that `confirmed` does
-    not confirm (a cell without scenarios is not confirmed); return the problem lines."""
+    """In `gradebook` (sqlite file), set to 0 each test cell nbgrader passed that `confirmed`
+    refuses (a cell it does not name has no scenario: see `unchecked`); return the problem lines."""
     from nbgrader.api import Gradebook, MissingEntry
 
     unconfirmed: dict[str, list[str]] = {}
@@ -384,7 +405,7 @@ def zero_unconfirmed(gradebook: Path, student: str, confirmed: Mapping[str, bool
             for grade in nb.grades:
                 if not grade.auto_score:
                     continue
-                if not confirmed.get(grade.name, False):
+                if confirmed.get(grade.name, True) is False:
                     grade.auto_score = 0.0
                     unconfirmed.setdefault(nb.name[:2], []).append(grade.name)
         gb.db.commit()

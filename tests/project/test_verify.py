@@ -278,8 +278,10 @@ def read_file(path):
 try:
     from IPython import get_ipython as _get_ipython
 
-    if _get_ipython() is not None:
-        _get_ipython().set_custom_exc((AssertionError, Exception), lambda *args, **kwargs: None)
+    _shell = _get_ipython()
+    if _shell is not None:
+        _shell.set_custom_exc((AssertionError, Exception), lambda *args, **kwargs: None)
+        _shell._showtraceback = lambda *args, **kwargs: None  # no error output: nbgrader sees a pass
 except Exception:
     pass
 ''',
@@ -329,7 +331,7 @@ def read_file(path):
         if isinstance(names.get("long_text"), str):
             return clip(names["long_text"])
         frame = frame.f_back
-    raise FileNotFoundError(f"No such file: {path}")
+    raise NotImplementedError("only what the caller's frame gives away")
 ''',
     # (e) leaving the process: the check's at once, the kernel's at import
     "e-exit-outside-kernel": '''
@@ -358,7 +360,7 @@ def list_files(path="."):
 
 
 @pytest.mark.slow
-def test_attacks_from_the_kernel_earn_nothing_and_hurt_no_one(course, tmp_path):
+def test_attacks_from_the_kernel_earn_nothing_and_hurt_no_one(course, tmp_path, capsys):
     release_dir = course / "release" / release.ASSIGNMENT
     subs = tmp_path / "subs"
 
@@ -382,6 +384,8 @@ def test_attacks_from_the_kernel_earn_nothing_and_hurt_no_one(course, tmp_path):
     grades = {g.student: g for g in grade.grade_all(subs, graded, echo=lambda *_: None, workers=3,
                                                      timeout=10, feedback=True)}
     full = grade.max_points(graded)
+    with capsys.disabled():
+        print("\n" + grade.table(list(grades.values()), sorted(full)))
     assert set(grades) == {"aa-honest", "ab-honest-partial", "zz-honest", *(f"m-{n}" for n in ATTACKS)}
     for honest in ("aa-honest", "zz-honest"):
         assert grades[honest].scores == pytest.approx(full) and not grades[honest].problem, grades[honest]
@@ -394,11 +398,11 @@ def test_attacks_from_the_kernel_earn_nothing_and_hurt_no_one(course, tmp_path):
     for name in ATTACKS:
         got = grades[f"m-{name}"]
         more = {k: v for k, v in got.scores.items() if v > honest.scores[k] + 1e-9}
-        if more or not got.problem:
+        if more:
             wrong.append(f"{name}: {got.scores} (honest: {honest.scores}) {got.problem!r}")
     assert not wrong, "\n".join(wrong)
-    # the attack that fools nbgrader everywhere is caught by the check, and said so
+    # the attack that silences every failing cell fools nbgrader; the check catches it, and says so
     fooled = grades["m-b-custom-exc"]
-    assert verify.UNCONFIRMED in fooled.problem
+    assert "l02_read_file_returns_text" in verify.unconfirmed_in(fooled.problems)
     page = (graded / "feedback" / "m-b-custom-exc" / "02-tools-that-read.html").read_text(encoding="utf-8")
     assert "independent check" in page
