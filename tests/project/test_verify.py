@@ -315,6 +315,25 @@ def _scratch(files=None):
 _asyncio.run, _testing.scratch_dir = _run, _scratch
 _builtins.AssertionError = type("AssertionError", (Warning,), {})
 ''',
+    # (c) warmup's literal hidden from the hidden test's source check by a patched inspect
+    "c-getsource": ("nano/protocol.py", '''
+import inspect as _inspect
+
+_real_getsource = _inspect.getsource
+
+
+def _getsource(obj):
+    if getattr(obj, "__name__", "") == "warmup":
+        return "def warmup() -> int:\\n    return 61 * 1000 + 1\\n"
+    return _real_getsource(obj)
+
+
+_inspect.getsource = _getsource
+
+
+def warmup() -> int:
+    return 61001
+'''),
     # (d) the expected values read from the caller's frame
     "d-frame": '''
 import inspect as _inspect
@@ -372,11 +391,12 @@ def test_attacks_from_the_kernel_earn_nothing_and_hurt_no_one(course, tmp_path, 
     tools = partial / "nano" / "tools.py"
     tools.write_text(replace_solution(tools.read_text(encoding="utf-8"), "read_file",
                                       'raise NotImplementedError("not yet")'), encoding="utf-8")
-    for name, attack in ATTACKS.items():
+    for name, attack in ATTACKS.items():  # at the end of nano/tools.py, or of the file named
+        target, code = attack if isinstance(attack, tuple) else ("nano/tools.py", attack)
         attacker = subs / f"m-{name}"
         shutil.copytree(partial, attacker)
-        (attacker / "nano" / "tools.py").write_text(tools.read_text(encoding="utf-8") + "\n" + attack,
-                                                    encoding="utf-8")
+        module = attacker / target
+        module.write_text(module.read_text(encoding="utf-8") + "\n" + code, encoding="utf-8")
     solved("zz-honest")
     graded = tmp_path / "course"
     shutil.copytree(course, graded)
@@ -401,8 +421,9 @@ def test_attacks_from_the_kernel_earn_nothing_and_hurt_no_one(course, tmp_path, 
         if more:
             wrong.append(f"{name}: {got.scores} (honest: {honest.scores}) {got.problem!r}")
     assert not wrong, "\n".join(wrong)
-    # the attack that silences every failing cell fools nbgrader; the check catches it, and says so
-    fooled = grades["m-b-custom-exc"]
-    assert "l02_read_file_returns_text" in verify.unconfirmed_in(fooled.problems)
-    page = (graded / "feedback" / "m-b-custom-exc" / "02-tools-that-read.html").read_text(encoding="utf-8")
+    # nbgrader itself sees through silenced errors (it reads the execute reply); the patched
+    # inspect fools it, and the check, which reads the source from disk, catches it and says so
+    fooled = grades["m-c-getsource"]
+    assert "l01_warmup_returns_61001" in verify.unconfirmed_in(fooled.problems)
+    page = (graded / "feedback" / "m-c-getsource" / "01-shape-of-an-agent.html").read_text(encoding="utf-8")
     assert "independent check" in page
