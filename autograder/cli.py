@@ -51,6 +51,9 @@ def main(argv: list[str] | None = None) -> int:
                        help="also say where the time goes: start-up costs, kernels, cells, the rest")
     bench.add_argument("--keep", type=Path, default=None,
                        help="work in this new folder and keep it (default: a temporary folder)")
+    grade.add_argument("--no-verify", action="store_true",
+                       help="skip the independent check that confirms each cell nbgrader passed "
+                            "(student code can fool nbgrader's tests; see README)")
 
     report = commands.add_parser("report", help="write COURSE/report.html: score distributions, failure rates")
     report.add_argument("--course", type=Path, default=DEFAULT_COURSE, help="course folder (default: %(default)s)")
@@ -112,7 +115,8 @@ def _grade(args) -> int:
     workers = args.workers if args.workers is not None else grade.default_workers()
     grade.grade_all(args.submissions, args.course, echo=lambda line: print(line, flush=True),
                     workers=max(1, workers), timeout=args.timeout, unsafe=args.unsafe,
-                    scheduler=args.scheduler, db_url=args.db_url)
+                    scheduler=args.scheduler, db_url=args.db_url,
+                    check=not args.no_verify)
     return 0
 
 

@@ -3,7 +3,8 @@
 `write_student` writes `COURSE/feedback/<student>/index.html` (the lectures, their scores and
 what went wrong with the hand-in) and one page per lecture (each graded behaviour, its points,
 and for a failure the message of the failing check, which names the section to reread). The
-pages are built from the gradebook and the outputs of the autograded notebooks, never from
+pages are built from the gradebook, the outputs of the autograded notebooks and the independent
+check's verdict (a pass it did not confirm scores 0, and the page says so), never from
 nbgrader's generate_feedback, which would show the hidden tests (nbgrader issue #917): no
 cell source and no traceback reaches them. Everything a student controls is escaped.
 """
@@ -13,7 +14,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder import notebooks, release
+from autograder import notebooks, release, verify
 
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem;
@@ -196,7 +197,10 @@ def _lecture_page(grade, title: str, number: str, points: float, found, said: li
                      "<a href=\"index.html\">first page</a>.</p>")
         return _page(f"{title}: {grade.student}", "\n".join(parts))
     rows = []
+    unconfirmed = verify.unconfirmed_in(grade.problems)
     for b in found:
+        if b.grade_id in unconfirmed:  # nbgrader's output shows a pass: say why it scores 0
+            b = Behaviour(b.grade_id, b.points, b.score, verify.FEEDBACK)
         label = {"pass": "passed", "partial": "partly", "fail": "failed"}[b.status]
         rows.append(f"<tr><td><code>{esc(b.grade_id)}</code></td>"
                     f"<td class=\"num\">{_points(b.score)} / {b.points:g}</td>"

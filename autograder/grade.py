@@ -14,6 +14,8 @@ Students are graded `workers` at a time, each in a private copy of the course (i
 gradebook, merged back after) by a worker process that student code can kill without harm; or,
 with `scheduler`, on the workers of a Dask cluster (cluster.py). Either way this process is the
 only writer of the course's gradebook (gradebook.py: a file, or PostgreSQL through db_url).
+Each cell nbgrader passed must also be confirmed by the independent check (verify.py), or it
+scores 0 and is named.
 """
 
 import copy
@@ -25,7 +27,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder import gradebook, intake, notebooks, release, sandbox, worker
+from autograder import gradebook, intake, notebooks, release, sandbox, verify, worker
 
 STUDENT_ID = intake.STUDENT_ID
 COURSE_ID = worker.COURSE_ID
@@ -68,7 +70,8 @@ def max_points(course: Path) -> dict[str, float]:
 
 def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
               timeout: int | None = None, feedback: bool = True, unsafe: bool = False,
-              scheduler: str | None = None, db_url: str | None = None) -> list[Grade]:
+              scheduler: str | None = None, db_url: str | None = None,
+              check: bool = True) -> list[Grade]:
     """Grade every hand-in in `submissions` with the course at `course`.
 
     Writes `grades.csv`, `problems.csv`, `feedback/<student>/` and `logs/<student>.txt` in the
@@ -76,7 +79,8 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
     course's seconds per cell; `workers` grades that many students at once; `scheduler` (a Dask
     scheduler's address) grades them on that cluster instead. `db_url` is where a course built
     here keeps its gradebook; a built course must already have it there. Student code runs in
-    the sandbox (sandbox.py) unless `unsafe`.
+    the sandbox (sandbox.py) unless `unsafe`. With `check`, each cell nbgrader passed must also
+    be confirmed by the independent check (verify.py).
     """
     if not unsafe and not sandbox.available():
         raise RuntimeError(sandbox.MISSING)
@@ -138,6 +142,21 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
                                  "student": hand_in.student, "timeout": timeout, "problems": found,
                                  "unsafe": unsafe}
 
+    if jobs and check:  # the reference's observations, once per batch, with a new SEED
+        echo("running the reference solution for the independent check ...")
+        reference = verify.reference(course)
+        if verify.unchecked(course):
+            echo(f"note: no scenario of the independent check covers {', '.join(verify.unchecked(course))}: "
+                 "nbgrader's result stands there unconfirmed")
+        lost = [g for lecture in reference["observations"].values() for g, o in lecture.items() if o is None]
+        if lost:
+            echo(f"warning: the reference solution did not finish {', '.join(lost)}: "
+                 "no student can be confirmed there (is the machine overloaded?)")
+        for job in jobs.values():
+            job["verify"] = reference
+    elif jobs:
+        for job in jobs.values():
+            job["problems"] = [*job["problems"], verify.SKIPPED]
     if jobs:
         echo(f"grading {len(jobs)} submission{'s' * (len(jobs) != 1)} with nbgrader"
              + (f" on the Dask cluster at {scheduler}" if scheduler

@@ -29,7 +29,7 @@ import uuid
 import warnings
 from pathlib import Path
 
-from autograder import notebooks, release, sandbox
+from autograder import notebooks, release, sandbox, verify
 
 COURSE_ID = "nano"
 JOB_LIMIT = 1800  # seconds one student may take before their worker is stopped
@@ -203,6 +203,8 @@ def _autograde(job: dict, config, timeout: int, started: float) -> dict:
     problems, logs = list(job["problems"]), []
     present = sorted(p.stem for p in work.glob("*.ipynb")
                      if (course / "release" / release.ASSIGNMENT / p.name).is_file())
+    # The independent check reads the hand-in now, before any of it runs (see verify.py).
+    checked = verify.student_files(work) if job.get("verify") else None
     for name, result in _autograde_runs(api, student, present):  # none: the merge records zeros
         logs.append(f"==== nbgrader autograde {name}\n{result.get('log', '')}{result.get('error') or ''}")
         if not result["success"] and name != ALL:
@@ -214,6 +216,8 @@ def _autograde(job: dict, config, timeout: int, started: float) -> dict:
     for name in present:
         problems += _execution_problems(graded / f"{name}.ipynb", name[:2], timeout,
                                         _execute_classes()[0].notebook_limit)
+    if checked is not None:
+        problems += verify.check_submission(job, *checked, private / "gradebook.db", student)
     kernels = private / "kernels.log"
     if kernels.is_file():
         logs.append("==== kernels' own stderr\n" + kernels.read_text(errors="replace"))

@@ -1,0 +1,419 @@
+"""The independent check: each graded cell nbgrader passed is confirmed where no student code ran.
+
+Student code runs in the kernel that runs the hidden tests, so it can make them pass without doing
+the work (swallow AssertionError, return objects equal to anything, patch the test helpers...).
+Here the graded behaviour is re-run in a fresh process (`python -I`, fed by RUNNER on stdin) that
+imports only the submission's `nano` and reports PLAIN observations as JSON; the grader, whose
+process never ran student code, judges them against what the reference solution gives for the
+same inputs (the same SEED). A cell is confirmed when every Scenario naming it is judged right.
+
+What the scenarios are lives in `autograder/scenarios/lNN.py`, one module per lecture.
+"""
+
+import concurrent.futures
+import importlib
+import json
+import os
+import queue
+import random
+import shutil
+import signal
+import subprocess
+import sys
+import tempfile
+import threading
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder import notebooks, release
+
+
+def equal(got: dict, ref: dict) -> bool:
+    return got == ref
+
+
+@dataclass(frozen=True)
+class Scenario:
+    grade_id: str            # the graded test cell it confirms, e.g. "l02_read_file_missing_path"
+    code: str                # Python run in the student's process, with SEED, scratch, observe, answers
+    judge: Callable[[dict, dict], bool] = equal   # judge(got, ref) in the GRADER's process
+    answers: tuple[str, ...] = ()   # grade_ids of the answer cells whose source is exec'd first
+
+
+TIMEOUT = 20       # seconds one scenario may run before it is stopped (not confirmed)
+LECTURES_AT_ONCE = 3  # runner processes one submission's check runs at the same time
+STARTUP = 60       # seconds a fresh runner process may take before its first scenario starts
+
+# The runner, run as `python -I -c RUNNER` in the workspace copy. It imports nothing from
+# autograder: it reads {"seed", "timeout", "answers": {grade_id: source}, "scenarios": [{"code",
+# "answers"}]} on stdin, and writes {"start": i} then {"done": i, "obs": ...} per scenario on the
+# stdout it had at startup (fd 1 is then pointed at /dev/null, so prints do not get in the way).
+RUNNER = r'''
+import json, math, os, signal, sys, tempfile, traceback
+from pathlib import Path
+
+job = json.loads(sys.stdin.read())
+channel = os.fdopen(os.dup(1), "w")
+null = os.open(os.devnull, os.O_RDWR)
+for fd in (0, 1):
+    os.dup2(null, fd)
+sys.path.insert(0, os.getcwd())
+scratch_root = Path(tempfile.mkdtemp(prefix="scratch-", dir=job["tmp"]))
+
+
+class ScenarioTimeout(BaseException):
+    pass
+
+
+def on_alarm(signum, frame):
+    raise ScenarioTimeout()
+
+
+def plain(value, depth=0):
+    """value as exact JSON types; anything else becomes a marker the judge will not accept."""
+    kind = type(value)
+    if depth > 60:
+        return {"__unplain__": "nested too deep"}
+    if value is None or kind in (bool, int, str):
+        return value
+    if kind is float:
+        return value if math.isfinite(value) else repr(value)
+    if kind in (list, tuple):
+        return [plain(v, depth + 1) for v in value]
+    if kind is dict:
+        out = {}
+        for k, v in value.items():
+            k = plain(k, depth + 1)
+            out[k if type(k) is str else json.dumps(k)] = plain(v, depth + 1)
+        return out
+    if isinstance(value, str):
+        return str.__str__(value)
+    return {"__unplain__": f"{kind.__module__}.{kind.__qualname__}"}
+
+
+def send(record):
+    channel.write(json.dumps(record) + "\n")
+    channel.flush()
+
+
+for i, scenario in enumerate(job["scenarios"]):
+    if i < job["first"]:
+        continue
+    send({"start": i})
+    seen = {}
+
+    def observe(**values):
+        seen.update(plain(values))
+
+    scratch = scratch_root / f"s{i}"
+    scratch.mkdir()
+    signal.signal(signal.SIGALRM, on_alarm)
+    signal.alarm(job["timeout"])
+    try:
+        try:
+            answers = {"__name__": "__answers__"}
+            for grade_id, source in job["answers"].items():
+                if grade_id in scenario["answers"]:
+                    try:
+                        exec(compile(source, grade_id, "exec"), answers)
+                    except Exception:
+                        pass
+            answers = {k: v for k, v in answers.items() if not k.startswith("__")}
+            exec(compile(scenario["code"], scenario["grade_id"], "exec"),
+                 {"__name__": "__scenario__", "SEED": job["seed"], "scratch": scratch,
+                  "observe": observe, "answers": answers})
+        except ScenarioTimeout:
+            raise
+        except BaseException as exc:
+            try:
+                message = str(exc)
+            except BaseException:
+                message = "(its message could not be read)"
+            seen.update({"raised": type(exc).__name__, "message": plain(message)})
+        finally:
+            signal.alarm(0)
+        send({"done": i, "obs": seen})
+    except ScenarioTimeout:
+        send({"done": i, "obs": None})
+    os.chdir(job["cwd"])
+'''
+
+
+def _confine(argv: list[str], workdir: Path) -> list[str]:
+    """The command that runs `argv` confined to `workdir`; the sandbox will go here."""
+    return argv
+
+
+def _key(grade_id: str, seen: dict[str, int]) -> str:
+    """grade_id for a cell's first Scenario, grade_id#2, #3... for its further ones."""
+    seen[grade_id] = seen.get(grade_id, 0) + 1
+    return grade_id if seen[grade_id] == 1 else f"{grade_id}#{seen[grade_id]}"
+
+
+def keys(scenarios: Iterable[Scenario]) -> list[str]:
+    seen: dict[str, int] = {}
+    return [_key(s.grade_id, seen) for s in scenarios]
+
+
+def observe_all(workspace: Path, scenarios: list[Scenario], seed: int,
+                answer_sources: Mapping[str, str], *, timeout: int = TIMEOUT) -> dict[str, dict | None]:
+    """Run `scenarios` (one lecture's) on a fresh copy of `workspace`; return their observations.
+
+    Keys are grade_ids (grade_id#2, #3... for a cell's further scenarios, see `keys`). None means
+    the scenario did not finish: it ran past `timeout`, or its process died or hung, in which case
+    the scenarios after it run in a fresh process.
+    """
+    names = keys(scenarios)
+    results: dict[str, dict | None] = {}
+    payload = {"seed": seed, "timeout": int(timeout), "answers": dict(answer_sources),
+               "scenarios": [{"grade_id": s.grade_id, "code": s.code, "answers": list(s.answers)}
+                             for s in scenarios]}
+    first = 0
+    while first < len(scenarios):
+        with tempfile.TemporaryDirectory(prefix="nano-verify-") as tmp:
+            work = Path(tmp) / "work"
+            shutil.copytree(workspace, work, symlinks=False)
+            done = _run(work, Path(tmp), {**payload, "first": first, "cwd": str(work), "tmp": tmp},
+                        timeout)
+        for index, observed in done.items():
+            results[names[index]] = observed
+        first = max(done, default=first - 1) + 1
+        if first < len(scenarios) and names[first] not in results:
+            results[names[first]] = None  # the one its process died or hung in
+            first += 1
+    return {name: results.get(name) for name in names}
+
+
+def _run(work: Path, tmp: Path, job: dict, timeout: int) -> dict[int, dict | None]:
+    """One runner process from scenario job["first"] on: index -> observation, for those it finished."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update(NANO_HEADLESS="1", TMPDIR=str(tmp), HOME=str(tmp))
+    argv = _confine([sys.executable, "-I", "-c", RUNNER], work)
+    proc = subprocess.Popen(argv, cwd=work, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, start_new_session=True, text=True)
+    lines: queue.Queue = queue.Queue()
+
+    def read() -> None:
+        for line in proc.stdout:
+            lines.put(line)
+        lines.put(None)
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    done: dict[int, dict | None] = {}
+    current, wait = None, STARTUP
+    try:
+        proc.stdin.write(json.dumps(job))
+        proc.stdin.close()
+        while True:
+            try:
+                line = lines.get(timeout=wait)
+            except queue.Empty:
+                break  # hung: the scenario in progress is not confirmed
+            if line is None:
+                break  # the process ended (all done, or died)
+            try:
+                record = json.loads(line)
+            except ValueError:
+                continue
+            if not isinstance(record, dict):
+                continue
+            if "start" in record and record["start"] == (job["first"] if current is None else current + 1):
+                current, wait = record["start"], timeout + 5
+            elif "done" in record and record["done"] == current and current not in done:
+                obs = record.get("obs")
+                done[current] = obs if isinstance(obs, dict) else None
+    except OSError:
+        pass
+    finally:
+        try:
+            os.killpg(proc.pid, signal.SIGKILL)
+        except OSError:
+            pass
+        proc.wait()
+        reader.join(timeout=5)
+    return done
+
+
+# ---------------------------------------------------------------------------------------------
+# The scenarios, the workspaces they run in, and the judging.
+
+def lecture_scenarios(number: str) -> list[Scenario]:
+    """The scenarios of lecture `number` ("01"); none if its module is not written yet."""
+    try:
+        module = importlib.import_module(f"autograder.scenarios.l{number}")
+    except ModuleNotFoundError as exc:
+        if exc.name != f"autograder.scenarios.l{number}":
+            raise
+        return []
+    return list(module.SCENARIOS)
+
+
+def answer_sources(notebook: Path) -> dict[str, str]:
+    """grade_id -> source of each answer cell of a notebook, in notebook order ({} if unreadable)."""
+    try:
+        cells = notebooks.load(notebook).cells
+    except Exception:
+        return {}
+    return {c.metadata["nbgrader"]["grade_id"]: c.source for c in cells
+            if c.cell_type == "code" and c.metadata.get("nbgrader", {}).get("solution")
+            and c.metadata["nbgrader"].get("grade_id")}
+
+
+def make_workspace(course: Path, nano_files: Mapping[str, str], dest: Path) -> Path:
+    """What the scenarios run in: the course's source files (no notebooks) with `nano_files`
+    ({"nano/tools.py": text}) over them."""
+    source = course / "source" / release.ASSIGNMENT
+    shutil.copytree(source, dest, ignore=shutil.ignore_patterns("*.ipynb", "__pycache__",
+                                                                  ".ipynb_checkpoints"))
+    for name, text in nano_files.items():
+        if name in release.STUDENT_FILES:
+            (dest / name).write_text(text, encoding="utf-8")
+    return dest
+
+
+def lecture_notebooks(course: Path) -> dict[str, str]:
+    """Lecture number -> notebook file name, from the course's release."""
+    return {p.name[:2]: p.name for p in sorted((course / "release" / release.ASSIGNMENT).glob("*.ipynb"))}
+
+
+def course_scenarios(course: Path) -> dict[str, list[Scenario]]:
+    """Lecture number -> the scenarios of the graded cells its released notebook has."""
+    found = {}
+    for number, name in lecture_notebooks(course).items():
+        cells = notebooks.points(notebooks.load(course / "release" / release.ASSIGNMENT / name))
+        scenarios = [s for s in lecture_scenarios(number) if s.grade_id in cells]
+        if scenarios:
+            found[number] = scenarios
+    return found
+
+
+def unchecked(course: Path) -> list[str]:
+    """The graded cells of the course that no scenario confirms (none in the real course: a test
+    sees to it); nbgrader's result stands there."""
+    covered = {s.grade_id for scenarios in course_scenarios(course).values() for s in scenarios}
+    return [grade_id for name in lecture_notebooks(course).values()
+            for grade_id in notebooks.points(notebooks.load(course / "release" / release.ASSIGNMENT / name))
+            if grade_id not in covered]
+
+
+def observe_course(course: Path, nano_files: Mapping[str, str], answers: Mapping[str, str],
+                   seed: int, *, timeout: int = TIMEOUT) -> dict[str, dict[str, dict | None]]:
+    """Lecture number -> observations of its scenarios, for one submission (or the reference)."""
+    scenarios = course_scenarios(course)
+    if not scenarios:
+        return {}
+    with tempfile.TemporaryDirectory(prefix="nano-verify-ws-") as tmp:
+        workspace = make_workspace(course, nano_files, Path(tmp) / "workspace")
+        # Lectures side by side: their scenarios mostly wait (sleeping commands, timeouts).
+        with concurrent.futures.ThreadPoolExecutor(LECTURES_AT_ONCE) as pool:
+            found = pool.map(lambda n: observe_all(workspace, scenarios[n], seed, answers,
+                                                   timeout=timeout), scenarios)
+            return dict(zip(scenarios, found))
+
+
+def reference(course: Path, seed: int | None = None, *, timeout: int = TIMEOUT) -> dict:
+    """The reference solution's observations for a grading run: {"seed", "observations"}.
+
+    The reference nano/*.py come from the repository (never from the course) and the answers
+    from the course's source notebooks. Plain data: it travels to the workers as JSON.
+    """
+    seed = random.SystemRandom().randrange(2**31) if seed is None else seed
+    files = {name: (release.ROOT / name).read_text(encoding="utf-8") for name in release.STUDENT_FILES}
+    answers: dict[str, str] = {}
+    for name in lecture_notebooks(course).values():
+        answers.update(answer_sources(course / "source" / release.ASSIGNMENT / name))
+    return {"seed": seed, "observations": observe_course(course, files, answers, seed, timeout=timeout)}
+
+
+def student_files(workspace: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """(nano files, answer cell sources) of a submission folder, read before any of it runs."""
+    files = {}
+    for name in release.STUDENT_FILES:
+        try:
+            files[name] = (workspace / name).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            pass
+    answers: dict[str, str] = {}
+    for notebook in sorted(workspace.glob("[0-9][0-9]-*.ipynb")):
+        answers.update(answer_sources(notebook))
+    return files, answers
+
+
+def judge_all(scenarios: list[Scenario], got: Mapping[str, dict | None],
+              ref: Mapping[str, dict | None]) -> dict[str, bool]:
+    """grade_id -> confirmed: every scenario of the cell finished, for both, and its judge agreed."""
+    confirmed: dict[str, bool] = {}
+    for scenario, name in zip(scenarios, keys(scenarios)):
+        mine, truth = got.get(name), ref.get(name)
+        try:
+            ok = mine is not None and truth is not None and bool(scenario.judge(mine, truth))
+        except Exception:
+            ok = False
+        confirmed[scenario.grade_id] = confirmed.get(scenario.grade_id, True) and ok
+    return confirmed
+
+
+def confirm(course: Path, nano_files: Mapping[str, str], answers: Mapping[str, str],
+            ref: dict, *, timeout: int = TIMEOUT) -> dict[str, bool]:
+    """grade_id -> confirmed, for every cell that has scenarios, for one submission's files,
+    against `ref` (from `reference`, same course)."""
+    got = observe_course(course, nano_files, answers, ref["seed"], timeout=timeout)
+    confirmed: dict[str, bool] = {}
+    for number, scenarios in course_scenarios(course).items():
+        confirmed.update(judge_all(scenarios, got.get(number, {}),
+                                   ref["observations"].get(number, {})))
+    return confirmed
+
+
+# ---------------------------------------------------------------------------------------------
+# Into the grades: a pass nbgrader gave but the check did not confirm scores 0, and says so.
+
+UNCONFIRMED = "nbgrader's pass was not confirmed by the independent check (scores 0)"
+SKIPPED = "not confirmed by the independent check: grading ran with --no-verify"
+FEEDBACK = ("its test passed in your notebook, but the same behaviour, re-run on its own by the "
+            "independent check, did not give the right result: scores 0")
+
+
+def problem_lines(unconfirmed: Mapping[str, list[str]]) -> list[str]:
+    """One line per lecture number naming its unconfirmed cells."""
+    return [f"{number}: {', '.join(ids)}: {UNCONFIRMED}" for number, ids in sorted(unconfirmed.items()) if ids]
+
+
+def unconfirmed_in(problems: Iterable[str]) -> set[str]:
+    """The grade_ids that `problem_lines` named in a student's problems."""
+    found: set[str] = set()
+    for line in problems:
+        if line.endswith(f": {UNCONFIRMED}") and line[2:4] == ": ":
+            found.update(line[4:-len(UNCONFIRMED) - 2].split(", "))
+    return found
+
+
+def zero_unconfirmed(gradebook: Path, student: str, confirmed: Mapping[str, bool]) -> list[str]:
+    """In `gradebook` (sqlite file), set to 0 each test cell nbgrader passed that `confirmed`
+    refuses (a cell it does not name has no scenario: see `unchecked`); return the problem lines."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    unconfirmed: dict[str, list[str]] = {}
+    with Gradebook(f"sqlite:///{gradebook}", "nano") as gb:
+        try:
+            submission = gb.find_submission(release.ASSIGNMENT, student)
+        except MissingEntry:
+            return []
+        for nb in submission.notebooks:
+            for grade in nb.grades:
+                if not grade.auto_score:
+                    continue
+                if confirmed.get(grade.name, True) is False:
+                    grade.auto_score = 0.0
+                    unconfirmed.setdefault(nb.name[:2], []).append(grade.name)
+        gb.db.commit()
+    return problem_lines(unconfirmed)
+
+
+def check_submission(job: dict, files: Mapping[str, str], answers: Mapping[str, str],
+                     gradebook: Path, student: str) -> list[str]:
+    """The check for one graded student in a worker: confirm, zero what is not; the problem lines."""
+    confirmed = confirm(Path(job["course"]), files, answers, job["verify"])
+    return zero_unconfirmed(gradebook, student, confirmed)

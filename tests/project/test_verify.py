@@ -1,0 +1,429 @@
+"""The independent check: each cell nbgrader passed is confirmed in a process of its own.
+
+Fast tests run the verifier alone (no nbgrader): every graded cell has a scenario, the reference
+is confirmed everywhere with several SEEDs, the stubs nowhere, each mutant of the catalogue only
+in its own lecture, and correct alternative implementations everywhere. The slow test grades
+hostile submissions with real nbgrader between honest ones.
+"""
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from autograder import grade, notebooks, release, verify
+from autograder.scenarios import HELPERS
+from tests.project.test_mutations import MORE_MUTANTS, MUTANTS, apply
+
+ROOT = release.ROOT
+LECTURES = ["01", "02", "03", "04", "05", "06"]
+
+
+def graded_cells(number: str) -> set[str]:
+    [path] = (ROOT / "lectures").glob(f"{number}-*.ipynb")
+    return set(notebooks.points(notebooks.load(path)))
+
+
+def check(course: Path, workspace: Path, reference: dict) -> dict[str, bool]:
+    return verify.confirm(course, *verify.student_files(workspace), reference)
+
+
+def refused(confirmed: dict[str, bool]) -> set[str]:
+    return {grade_id for grade_id, ok in confirmed.items() if not ok}
+
+
+@pytest.fixture(scope="module")
+def solved(course, tmp_path_factory):
+    """A perfect workspace (the reference and the instructor's answers)."""
+    return release.solve_workspace(release.make_workspace(
+        course / "release" / release.ASSIGNMENT, tmp_path_factory.mktemp("solved") / "ws"))
+
+
+@pytest.fixture(scope="module")
+def reference(course):
+    return verify.reference(course, 20261129)
+
+
+# ---------------------------------------------------------------------------------------------
+# Coverage and the runner
+
+@pytest.mark.parametrize("number", LECTURES)
+def test_every_graded_cell_of_the_lecture_has_a_scenario(number):
+    scenarios = verify.lecture_scenarios(number)
+    named = {s.grade_id for s in scenarios}
+    assert graded_cells(number) - named == set(), f"cells of {number} without a scenario"
+    assert named - graded_cells(number) == set(), f"scenarios of {number} for cells that do not exist"
+    for scenario in scenarios:
+        compile(scenario.code, scenario.grade_id, "exec")
+
+
+def test_the_runner_survives_what_student_code_does_to_its_process(tmp_path):
+    workspace = tmp_path / "ws"
+    (workspace / "nano").mkdir(parents=True)
+    (workspace / "nano" / "__init__.py").write_text("")
+    (workspace / "nano" / "m.py").write_text("def twice(x):\n    print('noise')\n    return 2 * x\n")
+    scenarios = [
+        verify.Scenario("a", HELPERS + "from nano.m import twice\nobserve(got=twice(rng.randrange(9)))"),
+        verify.Scenario("b", "raise KeyError('boom')"),
+        verify.Scenario("c", "observe(q=answers.get('q'), odd=type('Odd', (str,), {})('x'), obj=object())",
+                        answers=("ans1",)),
+        verify.Scenario("d", "import os; os._exit(3)"),
+        verify.Scenario("e", "import signal; signal.signal(signal.SIGALRM, signal.SIG_IGN)\nwhile True: pass"),
+        verify.Scenario("e", "observe(after=1, seed=SEED, scratch=str(scratch))"),
+        verify.Scenario("f", "import sys; sys.exit(0)"),
+    ]
+    got = verify.observe_all(workspace, scenarios, 7, {"ans0": "q = 1", "ans1": "q = 5\n1 / 0"}, timeout=2)
+    assert list(got) == ["a", "b", "c", "d", "e", "e#2", "f"]
+    import random
+    assert got["a"] == {"got": 2 * random.Random(7).randrange(9)}
+    assert got["b"] == {"raised": "KeyError", "message": "'boom'"}
+    assert got["c"] == {"q": 5, "odd": "x", "obj": {"__unplain__": "builtins.object"}}
+    assert got["d"] is None and got["e"] is None
+    assert got["e#2"]["after"] == 1 and got["e#2"]["seed"] == 7 and Path(got["e#2"]["scratch"]).name == "s5"
+    assert got["f"] == {"raised": "SystemExit", "message": "0"}
+    assert (workspace / "nano" / "m.py").is_file() and not list(workspace.glob("s*"))
+
+
+def test_a_judge_that_raises_or_a_missing_observation_is_not_confirmed():
+    boom = verify.Scenario("x", "", judge=lambda got, ref: got["nothing"])
+    twice = [verify.Scenario("y", ""), verify.Scenario("y", "")]
+    assert verify.judge_all([boom], {"x": {}}, {"x": {}}) == {"x": False}
+    assert verify.judge_all(twice, {"y": {"v": 1}, "y#2": {"v": 2}}, {"y": {"v": 1}, "y#2": {"v": 2}}) == {"y": True}
+    assert verify.judge_all(twice, {"y": {"v": 1}, "y#2": None}, {"y": {"v": 1}, "y#2": {"v": 2}}) == {"y": False}
+
+
+def test_problem_lines_name_the_cells_and_feedback_reads_them_back():
+    lines = verify.problem_lines({"05": ["l05_turn_limit"], "02": ["l02_a", "l02_b"]})
+    assert lines == [f"02: l02_a, l02_b: {verify.UNCONFIRMED}", f"05: l05_turn_limit: {verify.UNCONFIRMED}"]
+    assert verify.unconfirmed_in(lines + ["03: something else"]) == {"l02_a", "l02_b", "l05_turn_limit"}
+
+
+# ---------------------------------------------------------------------------------------------
+# The reference, the stubs, the mutants
+
+@pytest.mark.parametrize("seed", [1, 424242, 2**31 - 5])
+def test_the_reference_is_confirmed_on_every_cell(course, solved, seed):
+    reference = verify.reference(course, seed)
+    confirmed = check(course, solved, reference)
+    everything = set().union(*(graded_cells(n) for n in LECTURES))
+    assert refused(confirmed) == set()
+    assert set(confirmed) == everything & {s.grade_id for n in LECTURES for s in verify.lecture_scenarios(n)}
+
+
+def test_the_stubs_are_confirmed_nowhere(course, fresh_workspace, reference):
+    confirmed = check(course, fresh_workspace, reference)
+    assert confirmed and not any(confirmed.values())
+
+
+def test_each_mutant_is_refused_in_its_own_lecture_only(course, solved, reference, tmp_path):
+    import concurrent.futures
+    import os
+
+    mutants = MUTANTS + (MORE_MUTANTS if os.environ.get("NANO_ALL_MUTANTS") else [])
+
+    def one(mutant):
+        workspace = tmp_path / mutant.name
+        shutil.copytree(solved, workspace)
+        apply(workspace, mutant)
+        return mutant, refused(check(course, workspace, reference))
+
+    wrong = []
+    with concurrent.futures.ThreadPoolExecutor(3) as pool:
+        for mutant, cells in pool.map(one, mutants):
+            elsewhere = {c for c in cells if not c.startswith(f"l{mutant.lecture}_")}
+            if not cells or elsewhere:
+                wrong.append(f"{mutant.name} ({mutant.lecture}): refused {sorted(cells) or 'nothing'}")
+    assert not wrong, "\n".join(wrong)
+
+
+# ---------------------------------------------------------------------------------------------
+# Correct alternatives are confirmed
+
+def replace_solution(source: str, function: str, body: str) -> str:
+    """`source` with the solution region of `function` replaced by `body` (indented 4)."""
+    pattern = re.compile(rf"(def {function}\(.*?\n)(\s*)### BEGIN SOLUTION\n.*?### END SOLUTION\n", re.S)
+    assert pattern.search(source), function
+    return pattern.sub(lambda m: m.group(1) + "".join(f"    {line}\n" if line else "\n"
+                                                      for line in body.strip("\n").splitlines()), source, 1)
+
+
+ALTERNATIVES = {
+    "nano/protocol.py": {"warmup": "value = 61\nvalue = value * 1000\nreturn value + 1"},
+    "nano/tools.py": {
+        "read_file": """
+import os
+if os.path.isdir(path):
+    raise IsADirectoryError(f"'{path}' is a folder")
+try:
+    with open(path, encoding="utf-8") as handle:
+        return clip(handle.read())
+except FileNotFoundError:
+    raise FileNotFoundError(f"cannot read {path}: it does not exist") from None
+""",
+        "list_files": """
+import os
+if not os.path.isdir(path):
+    raise FileNotFoundError(f"{path!r} is not a directory I can find")
+names = []
+for entry in os.scandir(path):
+    names.append(entry.name + "/" if entry.is_dir() else entry.name)
+names.sort()
+return "\\n".join(names)
+""",
+        "run_tool": """
+if name == "read_file":
+    return read_file(**input)
+elif name == "list_files":
+    return list_files(**input)
+elif name == "write_file":
+    return write_file(**input)
+elif name == "edit_file":
+    return edit_file(**input)
+elif name == "bash":
+    return bash(**input)
+raise ValueError(f"no tool named {name!r} (choose from read_file, list_files, write_file, edit_file, bash)")
+""",
+        "write_file": """
+import os
+folder = os.path.dirname(path)
+if folder:
+    os.makedirs(folder, exist_ok=True)
+with open(path, "w", encoding="utf-8", newline="") as handle:
+    handle.write(content)
+return "Wrote %d characters to %s" % (len(content), path)
+""",
+        "edit_file": """
+import os
+if old_string == "":
+    raise ValueError("refusing an empty old_string")
+if not os.path.exists(path):
+    raise FileNotFoundError(path + " does not exist")
+with open(path, encoding="utf-8", newline="") as handle:
+    text = handle.read()
+found = text.count(old_string)
+if found != 1:
+    if found == 0:
+        raise LookupError(f"{path}: text not found")
+    raise LookupError(f"{path}: {found} matches, need exactly one")
+with open(path, "w", encoding="utf-8", newline="") as handle:
+    handle.write(text.replace(old_string, new_string))
+return "Edited " + path
+""",
+        "bash": """
+proc = subprocess.Popen(command, shell=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                        stdin=subprocess.DEVNULL, start_new_session=True)
+try:
+    out, err = proc.communicate(timeout=BASH_TIMEOUT)
+except subprocess.TimeoutExpired:
+    os.killpg(os.getpgid(proc.pid), signal.SIGTERM)
+    proc.communicate()
+    raise TimeoutError("timed out: " + command)
+out, err = out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
+return clip("exit code: %d\\nstdout:\\n%s\\nstderr:\\n%s" % (proc.returncode, out, err))
+""",
+    },
+}
+
+
+def test_correct_alternatives_are_confirmed_everywhere(course, solved, reference, tmp_path):
+    workspace = tmp_path / "alternative"
+    shutil.copytree(solved, workspace)
+    for name, functions in ALTERNATIVES.items():
+        text = (ROOT / name).read_text(encoding="utf-8")
+        for function, body in functions.items():
+            text = replace_solution(text, function, body)
+        (workspace / name).write_text(text, encoding="utf-8")
+    # the answers, written as the hidden tests allow
+    answers = {"answer_q1 = 3": 'answer_q1 = " 3 "', 'answer_q2 = "c"': "answer_q2 = 'C'",
+               "answer_q3_entry = 2": 'answer_q3_entry = "2"', 'answer_q3_field = "tool_use_id"':
+               "answer_q3_field = \"'Tool_Use_Id'\"", 'answer_q6 = "d"': 'answer_q6 = " d\\n"'}
+    path = workspace / "01-shape-of-an-agent.ipynb"
+    nb = notebooks.load(path)
+    for cell in nb.cells:
+        for old, new in answers.items():
+            cell.source = cell.source.replace(old, new)
+    path.write_text(notebooks.render(nb), encoding="utf-8")
+    path = workspace / "02-tools-that-read.ipynb"
+    nb = notebooks.load(path)
+    for cell in nb.cells:
+        cell.source = cell.source.replace('answer_q1 = "c"', 'answer_q1 = "  C"')
+    path.write_text(notebooks.render(nb), encoding="utf-8")
+
+    confirmed = check(course, workspace, reference)
+    assert refused({k: v for k, v in confirmed.items() if k[:3] in ("l01", "l02", "l03")}) == set()
+
+
+# ---------------------------------------------------------------------------------------------
+# Attacks from inside the kernel, graded by real nbgrader between honest students
+
+ATTACKS = {
+    # (a) a result equal to anything
+    "a-always-equal": '''
+class _Yes(str):
+    def __eq__(self, other):
+        return True
+
+    def __ne__(self, other):
+        return False
+
+    __hash__ = str.__hash__
+
+
+def read_file(path):
+    return _Yes("")
+''',
+    # (b) every failing test cell made silent
+    "b-custom-exc": '''
+try:
+    from IPython import get_ipython as _get_ipython
+
+    _shell = _get_ipython()
+    if _shell is not None:
+        _shell.set_custom_exc((AssertionError, Exception), lambda *args, **kwargs: None)
+        _shell._showtraceback = lambda *args, **kwargs: None  # no error output: nbgrader sees a pass
+except Exception:
+    pass
+''',
+    # (c) the test helpers, a builtin and asyncio.run patched at import
+    "c-patches": '''
+import asyncio as _asyncio
+import builtins as _builtins
+import contextlib as _contextlib
+
+import nano.testing as _testing
+
+_real_run, _real_scratch = _asyncio.run, _testing.scratch_dir
+
+
+def _run(main, **kwargs):
+    try:
+        return _real_run(main, **kwargs)
+    except BaseException:
+        return None
+
+
+@_contextlib.contextmanager
+def _scratch(files=None):
+    with _real_scratch(files) as where:
+        try:
+            yield where
+        except Exception:
+            pass
+
+
+_asyncio.run, _testing.scratch_dir = _run, _scratch
+_builtins.AssertionError = type("AssertionError", (Warning,), {})
+''',
+    # (c) warmup's literal hidden from the hidden test's source check by a patched inspect
+    "c-getsource": ("nano/protocol.py", '''
+import inspect as _inspect
+
+_real_getsource = _inspect.getsource
+
+
+def _getsource(obj):
+    if getattr(obj, "__name__", "") == "warmup":
+        return "def warmup() -> int:\\n    return 61 * 1000 + 1\\n"
+    return _real_getsource(obj)
+
+
+_inspect.getsource = _getsource
+
+
+def warmup() -> int:
+    return 61001
+'''),
+    # (d) the expected values read from the caller's frame
+    "d-frame": '''
+import inspect as _inspect
+
+
+def read_file(path):
+    frame = _inspect.currentframe().f_back
+    while frame is not None:
+        names = frame.f_locals
+        if isinstance(names.get("cases"), dict) and path in names["cases"]:
+            return names["cases"][path]
+        if isinstance(names.get("content"), str):
+            return names["content"]
+        if isinstance(names.get("long_text"), str):
+            return clip(names["long_text"])
+        frame = frame.f_back
+    raise NotImplementedError("only what the caller's frame gives away")
+''',
+    # (e) leaving the process: the check's at once, the kernel's at import
+    "e-exit-outside-kernel": '''
+import os as _os
+import sys as _sys
+
+if "ipykernel" not in _sys.modules:
+    _os._exit(0)
+''',
+    "e-sys-exit": '''
+import sys as _sys
+
+_sys.exit(0)
+''',
+    # (f) a function that loops forever and ignores SIGINT
+    "f-endless": '''
+import signal as _signal
+
+
+def list_files(path="."):
+    _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
+    while True:
+        pass
+''',
+}
+
+
+@pytest.mark.slow
+def test_attacks_from_the_kernel_earn_nothing_and_hurt_no_one(course, tmp_path, capsys):
+    release_dir = course / "release" / release.ASSIGNMENT
+    subs = tmp_path / "subs"
+
+    def solved(name: str) -> Path:
+        return release.solve_workspace(release.make_workspace(release_dir, subs / name))
+
+    solved("aa-honest")
+    partial = solved("ab-honest-partial")  # read_file not written: lecture 02 loses its cells
+    tools = partial / "nano" / "tools.py"
+    tools.write_text(replace_solution(tools.read_text(encoding="utf-8"), "read_file",
+                                      'raise NotImplementedError("not yet")'), encoding="utf-8")
+    for name, attack in ATTACKS.items():  # at the end of nano/tools.py, or of the file named
+        target, code = attack if isinstance(attack, tuple) else ("nano/tools.py", attack)
+        attacker = subs / f"m-{name}"
+        shutil.copytree(partial, attacker)
+        module = attacker / target
+        module.write_text(module.read_text(encoding="utf-8") + "\n" + code, encoding="utf-8")
+    solved("zz-honest")
+    graded = tmp_path / "course"
+    shutil.copytree(course, graded)
+
+    grades = {g.student: g for g in grade.grade_all(subs, graded, echo=lambda *_: None, workers=3,
+                                                     timeout=10, feedback=True)}
+    full = grade.max_points(graded)
+    with capsys.disabled():
+        print("\n" + grade.table(list(grades.values()), sorted(full)))
+    assert set(grades) == {"aa-honest", "ab-honest-partial", "zz-honest", *(f"m-{n}" for n in ATTACKS)}
+    for honest in ("aa-honest", "zz-honest"):
+        assert grades[honest].scores == pytest.approx(full) and not grades[honest].problem, grades[honest]
+    honest = grades["ab-honest-partial"]
+    [lecture_02] = release_dir.glob("02-*.ipynb")
+    read_file_points = sum(p for g, p in notebooks.points(notebooks.load(lecture_02)).items()
+                           if g.startswith("l02_read_file_"))
+    assert not honest.problem and honest.scores["02"] == pytest.approx(full["02"] - read_file_points)
+    wrong = []
+    for name in ATTACKS:
+        got = grades[f"m-{name}"]
+        more = {k: v for k, v in got.scores.items() if v > honest.scores[k] + 1e-9}
+        if more:
+            wrong.append(f"{name}: {got.scores} (honest: {honest.scores}) {got.problem!r}")
+    assert not wrong, "\n".join(wrong)
+    # nbgrader itself sees through silenced errors (it reads the execute reply); the patched
+    # inspect fools it, and the check, which reads the source from disk, catches it and says so
+    fooled = grades["m-c-getsource"]
+    assert "l01_warmup_returns_61001" in verify.unconfirmed_in(fooled.problems)
+    page = (graded / "feedback" / "m-c-getsource" / "01-shape-of-an-agent.html").read_text(encoding="utf-8")
+    assert "independent check" in page
