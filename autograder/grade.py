@@ -144,7 +144,7 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
 
     if jobs and check:  # the reference's observations, once per batch, with a new SEED
         echo("running the reference solution for the independent check ...")
-        reference = verify.reference(course)
+        reference = verify.reference(course, unsafe=unsafe)
         if verify.unchecked(course):
             echo(f"note: no scenario of the independent check covers {', '.join(verify.unchecked(course))}: "
                  "nbgrader's result stands there unconfirmed")

@@ -23,6 +23,7 @@ import stat
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -84,6 +85,8 @@ os.execvp(sys.argv[7], sys.argv[7:])
 
 _owners: dict[Path, int] = {}  # folder handed over -> the sandbox uid that holds it
 _serial = itertools.count()
+_choosing = threading.Lock()
+UIDS_PER_PROCESS = 64  # sandboxes alive at once in one grading process (threads may run several)
 
 
 def bwrap() -> str | None:
@@ -119,9 +122,10 @@ def wrap(argv: list[str], *, workdir: Path, writable: Sequence[Path] = (), limit
             "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
             "--hostname", "sandbox"]
     if os.geteuid() == 0:
-        uid = FIRST_UID + os.getpid() * 8 + next(_serial) % 8
-        for folder in open_:
-            _hand_over(folder, uid)
+        with _choosing:  # a uid no live sandbox has: settle() kills whatever runs as it
+            uid = _free_uid()
+            for folder in open_:
+                _hand_over(folder, uid)
         # No user namespace: the limiter needs real root's setuid to drop to `uid` for good.
         args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
     else:
@@ -190,6 +194,17 @@ def settle(*folders: Path) -> None:
                     os.lchown(path, os.getuid(), os.getgid())
         if uid is not None:
             os.lchown(folder, os.getuid(), os.getgid())
+
+
+def _free_uid() -> int:
+    """A sandbox uid of this process's own block that no folder is handed over to."""
+    base = FIRST_UID + (os.getpid() % 2**21) * UIDS_PER_PROCESS
+    busy = set(_owners.values())
+    for _ in range(UIDS_PER_PROCESS):
+        uid = base + next(_serial) % UIDS_PER_PROCESS
+        if uid not in busy:
+            return uid
+    raise RuntimeError(f"more than {UIDS_PER_PROCESS} sandboxes at once in one process")
 
 
 def _hand_over(folder: Path, uid: int) -> None:

@@ -26,7 +26,7 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder import notebooks, release
+from autograder import notebooks, release, sandbox
 
 
 def equal(got: dict, ref: dict) -> bool:
@@ -140,9 +140,12 @@ for i, scenario in enumerate(job["scenarios"]):
 '''
 
 
-def _confine(argv: list[str], workdir: Path) -> list[str]:
-    """The command that runs `argv` confined to `workdir`; the sandbox will go here."""
-    return argv
+def _confine(argv: list[str], work: Path, tmp: Path, env: Mapping[str, str], unsafe: bool) -> list[str]:
+    """The command that runs `argv` in the sandbox (sandbox.py), able to write only `tmp` (which
+    holds the workspace copy `work`); unconfined only when grading runs with --unsafe."""
+    if unsafe:
+        return argv
+    return sandbox.wrap(argv, workdir=work, writable=[tmp], env=env)
 
 
 def _key(grade_id: str, seen: dict[str, int]) -> str:
@@ -157,7 +160,8 @@ def keys(scenarios: Iterable[Scenario]) -> list[str]:
 
 
 def observe_all(workspace: Path, scenarios: list[Scenario], seed: int,
-                answer_sources: Mapping[str, str], *, timeout: int = TIMEOUT) -> dict[str, dict | None]:
+                answer_sources: Mapping[str, str], *, timeout: int = TIMEOUT,
+                unsafe: bool = False) -> dict[str, dict | None]:
     """Run `scenarios` (one lecture's) on a fresh copy of `workspace`; return their observations.
 
     Keys are grade_ids (grade_id#2, #3... for a cell's further scenarios, see `keys`). None means
@@ -175,7 +179,7 @@ def observe_all(workspace: Path, scenarios: list[Scenario], seed: int,
             work = Path(tmp) / "work"
             shutil.copytree(workspace, work, symlinks=False)
             done = _run(work, Path(tmp), {**payload, "first": first, "cwd": str(work), "tmp": tmp},
-                        timeout)
+                        timeout, unsafe)
         for index, observed in done.items():
             results[names[index]] = observed
         first = max(done, default=first - 1) + 1
@@ -185,11 +189,11 @@ def observe_all(workspace: Path, scenarios: list[Scenario], seed: int,
     return {name: results.get(name) for name in names}
 
 
-def _run(work: Path, tmp: Path, job: dict, timeout: int) -> dict[int, dict | None]:
+def _run(work: Path, tmp: Path, job: dict, timeout: int, unsafe: bool) -> dict[int, dict | None]:
     """One runner process from scenario job["first"] on: index -> observation, for those it finished."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env.update(NANO_HEADLESS="1", TMPDIR=str(tmp), HOME=str(tmp))
-    argv = _confine([sys.executable, "-I", "-c", RUNNER], work)
+    argv = _confine([sys.executable, "-I", "-c", RUNNER], work, tmp, env, unsafe)
     proc = subprocess.Popen(argv, cwd=work, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, start_new_session=True, text=True)
     lines: queue.Queue = queue.Queue()
@@ -233,6 +237,8 @@ def _run(work: Path, tmp: Path, job: dict, timeout: int) -> dict[int, dict | Non
             pass
         proc.wait()
         reader.join(timeout=5)
+        if not unsafe:
+            sandbox.settle(work, tmp)  # what it left running stops; its folders come back to us
     return done
 
 
@@ -299,7 +305,7 @@ def unchecked(course: Path) -> list[str]:
 
 
 def observe_course(course: Path, nano_files: Mapping[str, str], answers: Mapping[str, str],
-                   seed: int, *, timeout: int = TIMEOUT) -> dict[str, dict[str, dict | None]]:
+                   seed: int, *, timeout: int = TIMEOUT, unsafe: bool = False) -> dict[str, dict[str, dict | None]]:
     """Lecture number -> observations of its scenarios, for one submission (or the reference)."""
     scenarios = course_scenarios(course)
     if not scenarios:
@@ -309,11 +315,12 @@ def observe_course(course: Path, nano_files: Mapping[str, str], answers: Mapping
         # Lectures side by side: their scenarios mostly wait (sleeping commands, timeouts).
         with concurrent.futures.ThreadPoolExecutor(LECTURES_AT_ONCE) as pool:
             found = pool.map(lambda n: observe_all(workspace, scenarios[n], seed, answers,
-                                                   timeout=timeout), scenarios)
+                                                   timeout=timeout, unsafe=unsafe), scenarios)
             return dict(zip(scenarios, found))
 
 
-def reference(course: Path, seed: int | None = None, *, timeout: int = TIMEOUT) -> dict:
+def reference(course: Path, seed: int | None = None, *, timeout: int = TIMEOUT,
+              unsafe: bool = False) -> dict:
     """The reference solution's observations for a grading run: {"seed", "observations"}.
 
     The reference nano/*.py come from the repository (never from the course) and the answers
@@ -324,7 +331,8 @@ def reference(course: Path, seed: int | None = None, *, timeout: int = TIMEOUT) 
     answers: dict[str, str] = {}
     for name in lecture_notebooks(course).values():
         answers.update(answer_sources(course / "source" / release.ASSIGNMENT / name))
-    return {"seed": seed, "observations": observe_course(course, files, answers, seed, timeout=timeout)}
+    return {"seed": seed, "observations": observe_course(course, files, answers, seed, timeout=timeout,
+                                                         unsafe=unsafe)}
 
 
 def student_files(workspace: Path) -> tuple[dict[str, str], dict[str, str]]:
@@ -356,10 +364,10 @@ def judge_all(scenarios: list[Scenario], got: Mapping[str, dict | None],
 
 
 def confirm(course: Path, nano_files: Mapping[str, str], answers: Mapping[str, str],
-            ref: dict, *, timeout: int = TIMEOUT) -> dict[str, bool]:
+            ref: dict, *, timeout: int = TIMEOUT, unsafe: bool = False) -> dict[str, bool]:
     """grade_id -> confirmed, for every cell that has scenarios, for one submission's files,
     against `ref` (from `reference`, same course)."""
-    got = observe_course(course, nano_files, answers, ref["seed"], timeout=timeout)
+    got = observe_course(course, nano_files, answers, ref["seed"], timeout=timeout, unsafe=unsafe)
     confirmed: dict[str, bool] = {}
     for number, scenarios in course_scenarios(course).items():
         confirmed.update(judge_all(scenarios, got.get(number, {}),
@@ -415,5 +423,6 @@ def zero_unconfirmed(gradebook: Path, student: str, confirmed: Mapping[str, bool
 def check_submission(job: dict, files: Mapping[str, str], answers: Mapping[str, str],
                      gradebook: Path, student: str) -> list[str]:
     """The check for one graded student in a worker: confirm, zero what is not; the problem lines."""
-    confirmed = confirm(Path(job["course"]), files, answers, job["verify"])
+    confirmed = confirm(Path(job["course"]), files, answers, job["verify"],
+                        unsafe=bool(job.get("unsafe")))
     return zero_unconfirmed(gradebook, student, confirmed)
