@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import cli, grade, intake, notebooks, release, sandbox, worker
+from autograder import cli, grade, gradebook, intake, notebooks, release, sandbox, worker
 
 ROOT = release.ROOT
 
@@ -457,6 +457,8 @@ def test_a_notebook_past_its_time_limit_scores_0_from_there_on(bwrap, mini_cours
     protocol.write_text(protocol.read_text().replace("    return 61 * 1000 + 1\n",
                                                      "    import time\n    time.sleep(600)\n"))
     found = intake.stage(intake.HandIn("slow", work), course / "submitted" / "slow" / "nano")
+    (course / grade.SCRATCH).mkdir(exist_ok=True)
+    gradebook.private_copy(gradebook.url(course), course / grade.SCRATCH / grade.TEMPLATE)
     found += grade._prepare(course, "slow")
     job = {"course": str(course), "private": str(course / grade.SCRATCH / "slow"), "student": "slow",
            "timeout": 60, "problems": found, "notebook_limit": 20}  # a cell could run 60 s, the notebook 20
