@@ -318,6 +318,7 @@ def test_a_bad_or_unreachable_db_url_is_one_line_and_changes_nothing(mini_course
 # The real course
 
 @pytest.mark.slow
+@pytest.mark.extended
 def test_real_submissions_graded_on_a_cluster_from_the_command_line(course, dask_cluster, tmp_path, capsys):
     samples = release.ROOT / "fixtures" / "submissions"
     chosen = ["kernel-dies", "partial", "perfect"]
