@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from autograder import grade, mutants, notebooks, release
+from autograder.gradebook import sqlite_url as gradebook_url
 
 KINDS = ("perfect", "untouched", "partial", "mutant", "mutant")
 
@@ -98,7 +99,7 @@ def cell_scores(gradebook: Path) -> dict[tuple[str, str, str], tuple]:
     from nbgrader.api import Gradebook
 
     scores = {}
-    with grade.worker.quiet(), Gradebook(f"sqlite:///{gradebook}", grade.COURSE_ID) as gb:
+    with grade.worker.quiet(), Gradebook(gradebook_url(gradebook), grade.COURSE_ID) as gb:
         for submission in gb.find_assignment(release.ASSIGNMENT).submissions:
             for notebook in submission.notebooks:
                 for cell in notebook.grades:

@@ -403,8 +403,10 @@ def zero_unconfirmed(gradebook: Path, student: str, confirmed: Mapping[str, bool
     refuses (a cell it does not name has no scenario: see `unchecked`); return the problem lines."""
     from nbgrader.api import Gradebook, MissingEntry
 
+    from autograder.gradebook import sqlite_url
+
     unconfirmed: dict[str, list[str]] = {}
-    with Gradebook(f"sqlite:///{gradebook}", "nano") as gb:
+    with Gradebook(sqlite_url(gradebook), "nano") as gb:
         try:
             submission = gb.find_submission(release.ASSIGNMENT, student)
         except MissingEntry:

@@ -14,7 +14,7 @@ import pytest
 
 from autograder import grade, notebooks, release, verify
 from autograder.scenarios import HELPERS
-from tests.project.test_mutations import MORE_MUTANTS, MUTANTS, apply
+from autograder.mutants import MORE_MUTANTS, MUTANTS, apply
 
 ROOT = release.ROOT
 LECTURES = ["01", "02", "03", "04", "05", "06"]

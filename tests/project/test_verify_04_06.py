@@ -13,7 +13,7 @@ import shutil
 import pytest
 
 from autograder import notebooks, release, verify
-from tests.project.test_mutations import MORE_MUTANTS, MUTANTS, apply
+from autograder.mutants import MORE_MUTANTS, MUTANTS, apply
 from tests.project.test_verify import check, refused, replace_solution, solved, reference  # noqa: F401 (fixtures)
 
 ROOT = release.ROOT
