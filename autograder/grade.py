@@ -413,14 +413,26 @@ def write_problems(grades: list[Grade], path: Path) -> None:
                 writer.writerow([g.student, "yes" if g.graded else "no", problem])
 
 
-def read_problems(course: Path) -> dict[str, list[str]]:
-    path = course / "problems.csv"
-    found: dict[str, list[str]] = {}
-    if path.is_file():
-        with path.open(newline="", encoding="utf-8") as rows:
-            for row in csv.DictReader(rows):
-                found.setdefault(row["student_id"], []).append(row["problem"])
-    return found
+def read_grades(course: Path) -> list[Grade]:
+    """The grades `grade_all` last wrote in `course`, read back from grades.csv and problems.csv,
+    in their order; [] if it has not graded there."""
+    def rows(name: str) -> list[dict[str, str]]:
+        path = course / name
+        if not path.is_file():
+            return []
+        with path.open(newline="", encoding="utf-8") as lines:
+            return list(csv.DictReader(lines))
+
+    problems: dict[str, list[str]] = {}
+    ungraded = set()
+    for row in rows("problems.csv"):
+        problems.setdefault(row["student_id"], []).append(row["problem"])
+        if row["graded"] == "no":
+            ungraded.add(row["student_id"])
+    return [Grade(row["student_id"],
+                  {k: float(v) for k, v in row.items() if k not in ("student_id", "total")},
+                  tuple(problems.get(row["student_id"], ())), row["student_id"] not in ungraded)
+            for row in rows("grades.csv")]
 
 
 def table(grades: list[Grade], lectures: list[str]) -> str:

@@ -8,7 +8,6 @@ be graded.
 """
 
 import base64
-import csv
 import html
 import io
 import statistics
@@ -49,14 +48,9 @@ def read_results(course: Path) -> ClassResults:
         points[number] = round(sum(cell_points.values()), 3)
         cells += [(number, grade_id, p) for grade_id, p in cell_points.items()]
 
-    listed, problems = [], grade.read_problems(course)
-    if (course / "grades.csv").is_file():
-        with (course / "grades.csv").open(newline="", encoding="utf-8") as rows:
-            listed = [row["student_id"] for row in csv.DictReader(rows)]
-    ungraded = set()
-    if (course / "problems.csv").is_file():
-        with (course / "problems.csv").open(newline="", encoding="utf-8") as rows:
-            ungraded = {row["student_id"] for row in csv.DictReader(rows) if row["graded"] == "no"}
+    graded = grade.read_grades(course)
+    listed = [g.student for g in graded]
+    ungraded = {g.student: g.problem or "not graded" for g in graded if not g.graded}
 
     scores: dict[str, dict[str, float]] = {}
     failed = {grade_id: 0 for _, grade_id, _ in cells}
@@ -78,7 +72,7 @@ def read_results(course: Path) -> ClassResults:
                 for g in nb.grades:
                     if g.name in failed and float(g.score or 0.0) < float(g.max_score) - 1e-9:
                         failed[g.name] += 1
-    not_graded = [(s, "; ".join(problems.get(s, ["not graded"]))) for s in listed if s in ungraded]
+    not_graded = [(s, ungraded[s]) for s in listed if s in ungraded]
     return ClassResults([s for s in listed if s in scores], lectures, titles, points, scores,
                         cells, failed, not_graded)
 

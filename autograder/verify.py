@@ -10,7 +10,6 @@ same inputs (the same SEED). A cell is confirmed when every Scenario naming it i
 What the scenarios are lives in `autograder/scenarios/lNN.py`, one module per lecture.
 """
 
-import concurrent.futures
 import importlib
 import json
 import os
@@ -22,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -42,7 +42,7 @@ class Scenario:
 
 
 TIMEOUT = 20       # seconds one scenario may run before it is stopped (not confirmed)
-LECTURES_AT_ONCE = 3  # runner processes one submission's check runs at the same time
+BUDGET = 600       # seconds one submission's whole check may take; scenarios not run by then fail
 STARTUP = 60       # seconds a fresh runner process may take before its first scenario starts
 
 # The runner, run as `python -I -c RUNNER` in the workspace copy. It imports nothing from
@@ -161,25 +161,27 @@ def keys(scenarios: Iterable[Scenario]) -> list[str]:
 
 def observe_all(workspace: Path, scenarios: list[Scenario], seed: int,
                 answer_sources: Mapping[str, str], *, timeout: int = TIMEOUT,
-                unsafe: bool = False) -> dict[str, dict | None]:
-    """Run `scenarios` (one lecture's) on a fresh copy of `workspace`; return their observations.
+                unsafe: bool = False, budget: float = BUDGET) -> dict[str, dict | None]:
+    """Run `scenarios` one after another in one process, on a fresh copy of `workspace`; return
+    their observations.
 
     Keys are grade_ids (grade_id#2, #3... for a cell's further scenarios, see `keys`). None means
     the scenario did not finish: it ran past `timeout`, or its process died or hung, in which case
-    the scenarios after it run in a fresh process.
+    the scenarios after it run in a fresh process, or `budget` seconds had passed before it began.
     """
+    deadline = time.monotonic() + budget
     names = keys(scenarios)
     results: dict[str, dict | None] = {}
     payload = {"seed": seed, "timeout": int(timeout), "answers": dict(answer_sources),
                "scenarios": [{"grade_id": s.grade_id, "code": s.code, "answers": list(s.answers)}
                              for s in scenarios]}
     first = 0
-    while first < len(scenarios):
+    while first < len(scenarios) and time.monotonic() < deadline:
         with tempfile.TemporaryDirectory(prefix="nano-verify-") as tmp:
             work = Path(tmp) / "work"
             shutil.copytree(workspace, work, symlinks=False)
             done = _run(work, Path(tmp), {**payload, "first": first, "cwd": str(work), "tmp": tmp},
-                        timeout, unsafe)
+                        timeout, unsafe, deadline)
         for index, observed in done.items():
             results[names[index]] = observed
         first = max(done, default=first - 1) + 1
@@ -189,7 +191,8 @@ def observe_all(workspace: Path, scenarios: list[Scenario], seed: int,
     return {name: results.get(name) for name in names}
 
 
-def _run(work: Path, tmp: Path, job: dict, timeout: int, unsafe: bool) -> dict[int, dict | None]:
+def _run(work: Path, tmp: Path, job: dict, timeout: int, unsafe: bool,
+         deadline: float) -> dict[int, dict | None]:
     """One runner process from scenario job["first"] on: index -> observation, for those it finished."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env.update(NANO_HEADLESS="1", TMPDIR=str(tmp), HOME=str(tmp))
@@ -212,9 +215,9 @@ def _run(work: Path, tmp: Path, job: dict, timeout: int, unsafe: bool) -> dict[i
         proc.stdin.close()
         while True:
             try:
-                line = lines.get(timeout=wait)
+                line = lines.get(timeout=max(0.0, min(wait, deadline - time.monotonic())))
             except queue.Empty:
-                break  # hung: the scenario in progress is not confirmed
+                break  # hung, or out of budget: the scenario in progress is not confirmed
             if line is None:
                 break  # the process ended (all done, or died)
             try:
@@ -306,17 +309,21 @@ def unchecked(course: Path) -> list[str]:
 
 def observe_course(course: Path, nano_files: Mapping[str, str], answers: Mapping[str, str],
                    seed: int, *, timeout: int = TIMEOUT, unsafe: bool = False) -> dict[str, dict[str, dict | None]]:
-    """Lecture number -> observations of its scenarios, for one submission (or the reference)."""
+    """Lecture number -> observations of its scenarios, for one submission (or the reference).
+
+    All lectures' scenarios run in one process, one after another: a process costs a Python
+    start and, for lectures 01, 05 and 06, a second of importing the SDK; while its scenarios
+    wait (sleeping commands, timeouts), other students' grading has the CPU.
+    """
     scenarios = course_scenarios(course)
     if not scenarios:
         return {}
     with tempfile.TemporaryDirectory(prefix="nano-verify-ws-") as tmp:
         workspace = make_workspace(course, nano_files, Path(tmp) / "workspace")
-        # Lectures side by side: their scenarios mostly wait (sleeping commands, timeouts).
-        with concurrent.futures.ThreadPoolExecutor(LECTURES_AT_ONCE) as pool:
-            found = pool.map(lambda n: observe_all(workspace, scenarios[n], seed, answers,
-                                                   timeout=timeout, unsafe=unsafe), scenarios)
-            return dict(zip(scenarios, found))
+        found = observe_all(workspace, [s for number in scenarios for s in scenarios[number]],
+                            seed, answers, timeout=timeout, unsafe=unsafe)
+    # grade_ids start with their lecture ("l03_..."), so the keys are those of each lecture alone
+    return {number: {name: found[name] for name in keys(lecture)} for number, lecture in scenarios.items()}
 
 
 def reference(course: Path, seed: int | None = None, *, timeout: int = TIMEOUT,

@@ -5,6 +5,7 @@ from pathlib import Path
 import pytest
 
 from autograder import notebooks, release
+from tests.project import one_class
 
 ROOT = release.ROOT
 MINI = Path(__file__).parent / "mini"
@@ -37,3 +38,10 @@ def fresh_workspace(course, tmp_path_factory):
     return release.make_workspace(course / "release" / release.ASSIGNMENT,
                                   tmp_path_factory.mktemp("student") / "ws")
 
+
+
+@pytest.fixture(scope="session")
+def graded_class(course, tmp_path_factory):
+    """The sample class, the mutant catalogue and the kernel's attackers, graded as one class with
+    `nano-course grade` (one_class.py); the slow grading tests each read their own rows."""
+    return one_class.grade_class(course, tmp_path_factory.mktemp("class"))

@@ -3,7 +3,8 @@
 Intake (folders, zips, nbgrader's submitted/, bad ids, duplicates, unsafe zips), the repairs
 made before grading, the grading of bad submissions with real nbgrader on the mini course,
 feedback that shows no hidden test, the report, and the sample class in fixtures/submissions
-graded end to end against its expected grades.
+graded end to end against its expected grades (in the class the slow grading tests share,
+one_class.py; its feedback pages, attackers' included, are searched for hidden test code).
 """
 
 import csv
@@ -380,25 +381,22 @@ def test_the_samples_cover_every_kind_of_hand_in():
 
 
 @pytest.mark.slow
-def test_the_sample_class_grades_as_expected_from_the_command_line(course, tmp_path, capsys):
-    graded = tmp_path / "course"
-    shutil.copytree(course, graded)
-    code = cli.main(["grade", str(SAMPLES), "--course", str(graded), "--workers", "3", "--timeout", "20"])
-    out, err = capsys.readouterr()
-    assert code == 0, err
-    assert err == "", "grading must not print warnings: " + err[:500]
+def test_the_sample_class_grades_as_expected_from_the_command_line(graded_class, capsys):
+    graded, out = graded_class.course, graded_class.out
+    assert graded_class.code == 0, graded_class.err
+    assert graded_class.err == "", "grading must not print warnings: " + graded_class.err[:500]
     expected = {r["student_id"]: r for r in csv.DictReader((SAMPLES / "expected.csv").open())}
-    got = {r["student_id"]: r for r in csv.DictReader((graded / "grades.csv").open())}
-    assert list(got) == list(expected)
-    problems = grade.read_problems(graded)
+    with (graded / "grades.csv").open(newline="") as rows:
+        got = {r["student_id"]: r for r in csv.DictReader(rows)}
+    assert [s for s in got if s in expected] == list(expected)
     for student, want in expected.items():
         numbers = {k: v for k, v in want.items() if k != "problem"}
         assert got[student] == numbers, f"{student}: got {got[student]}, expected {numbers}"
-        said = "; ".join(problems.get(student, []))
+        said = graded_class.grades[student].problem
         assert want["problem"] in said if want["problem"] else said == "", f"{student}: {said!r}"
         assert (graded / "feedback" / student / "index.html").is_file()
         assert re.search(rf"^{re.escape(student)} .*{float(want['total']):5.2f}", out, re.M), student
-    assert out.count("] ") >= len(expected) and "skipped expected.csv" in out
+    assert out.count("] ") >= len(got) and "skipped expected.csv" in out
 
     hidden = hidden_test_lines()
     for page in (graded / "feedback").rglob("*.html"):
@@ -410,4 +408,5 @@ def test_the_sample_class_grades_as_expected_from_the_command_line(course, tmp_p
     assert cli.main(["report", "--course", str(graded)]) == 0
     assert "report.html" in capsys.readouterr().out
     page = (graded / "report.html").read_text()
-    assert "zip bomb" in page and "11 graded students" in page
+    graded_students = sum(g.graded for g in graded_class.grades.values())
+    assert "zip bomb" in page and f"{graded_students} graded students" in page

@@ -2,19 +2,18 @@
 
 Each mutant (the catalogue is autograder/mutants.py, which the bench shares) is one of the
 mistakes COURSE.md section 5 and the lectures' "Common mistake" paragraphs name, written as a
-small edit of the reference: (name, lecture, file, old text, new text). Applied to a perfect submission and graded by real nbgrader, every mutant must lose
-points in its own lecture and in no other, while the reference keeps all 10. `ok` says whether
-the visible checks (./ok NN) pass on it: those are what the hidden tests add. The test checks
-that too, and prints the table.
+small edit of the reference: (name, lecture, file, old text, new text). Applied to a perfect
+submission and graded by real nbgrader, every mutant must lose points in its own lecture and in
+no other, while the reference keeps all 10. `ok` says whether the visible checks (./ok NN) pass
+on it: those are what the hidden tests add. The test checks that too, and prints the table.
 
-MUTANTS (at least one for each mistake COURSE.md section 5 lists, as far as time allows) are
-graded by default, in about 4 minutes on 2 cores; MORE_MUTANTS too when NANO_ALL_MUTANTS=1 is
-set (all 48 lost points in their own lecture only when this catalogue was written).
+The mutants are graded in the class the slow grading tests share (one_class.py): MUTANTS (at
+least one for each mistake COURSE.md section 5 lists) by default, MORE_MUTANTS too when
+NANO_ALL_MUTANTS=1 is set (all 48 lost points in their own lecture only when this catalogue was
+written).
 """
 
 import concurrent.futures
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -23,6 +22,7 @@ import pytest
 
 from autograder import grade, release
 from autograder.mutants import MORE_MUTANTS, MUTANTS, apply
+from tests.project import one_class
 
 ROOT = release.ROOT
 
@@ -46,21 +46,14 @@ def test_the_catalogue_names_at_least_20_mistakes_in_every_lecture_and_applies_t
 
 
 @pytest.mark.slow
-def test_each_named_mistake_costs_points_in_its_own_lecture_only(course, tmp_path, capsys):
-    mutants = MUTANTS + (MORE_MUTANTS if os.environ.get("NANO_ALL_MUTANTS") else [])
-    release_dir = course / "release" / release.ASSIGNMENT
-    subs = tmp_path / "subs"
-    release.solve_workspace(release.make_workspace(release_dir, subs / "reference"))
-    for mutant in mutants:
-        apply(release.solve_workspace(release.make_workspace(release_dir, subs / mutant.name)), mutant)
-    graded = tmp_path / "course"
-    shutil.copytree(course, graded)
-
-    with concurrent.futures.ThreadPoolExecutor(1) as pool:  # ./ok runs while nbgrader grades
-        visible = pool.submit(lambda: {m.name: visible_checks_pass(subs / m.name, m.lecture) for m in mutants})
-        grades = {g.student: g for g in grade.grade_all(subs, graded, echo=lambda *_: None, workers=4,
-                                                         timeout=20, feedback=False)}
-        passes_ok = visible.result()
+def test_each_named_mistake_costs_points_in_its_own_lecture_only(graded_class, capsys):
+    mutants = one_class.mutants()
+    grades, graded = graded_class.grades, graded_class.course
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        passes_ok = dict(zip((m.name for m in mutants), pool.map(
+            lambda m: visible_checks_pass(graded_class.hand_ins / f"mutant-{m.name}", m.lecture), mutants)))
+    grades = {**grades, "reference": grades["zz-honest"]}
+    grades.update({m.name: grades[f"mutant-{m.name}"] for m in mutants})
 
     full = grade.max_points(graded)
     lines = [f"{'mutant':38} lecture  ./ok    points lost", f"{'reference':38} {'':7}  {'':6}  "

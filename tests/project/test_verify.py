@@ -2,11 +2,11 @@
 
 Fast tests run the verifier alone (no nbgrader): every graded cell has a scenario, the reference
 is confirmed everywhere with several SEEDs, the stubs nowhere, each mutant of the catalogue only
-in its own lecture, and correct alternative implementations everywhere. The slow test grades
-hostile submissions with real nbgrader between honest ones.
+in its own lecture, and correct alternative implementations everywhere. The slow test reads
+how real nbgrader graded hostile submissions between honest ones, in the class the slow grading
+tests share (one_class.py).
 """
 
-import re
 import shutil
 from pathlib import Path
 
@@ -15,6 +15,7 @@ import pytest
 from autograder import grade, notebooks, release, verify
 from autograder.scenarios import HELPERS
 from autograder.mutants import MORE_MUTANTS, MUTANTS, apply
+from tests.project.one_class import ATTACKS, replace_solution
 
 ROOT = release.ROOT
 LECTURES = ["01", "02", "03", "04", "05", "06"]
@@ -140,14 +141,6 @@ def test_each_mutant_is_refused_in_its_own_lecture_only(course, solved, referenc
 # ---------------------------------------------------------------------------------------------
 # Correct alternatives are confirmed
 
-def replace_solution(source: str, function: str, body: str) -> str:
-    """`source` with the solution region of `function` replaced by `body` (indented 4)."""
-    pattern = re.compile(rf"(def {function}\(.*?\n)(\s*)### BEGIN SOLUTION\n.*?### END SOLUTION\n", re.S)
-    assert pattern.search(source), function
-    return pattern.sub(lambda m: m.group(1) + "".join(f"    {line}\n" if line else "\n"
-                                                      for line in body.strip("\n").splitlines()), source, 1)
-
-
 ALTERNATIVES = {
     "nano/protocol.py": {"warmup": "value = 61\nvalue = value * 1000\nreturn value + 1"},
     "nano/tools.py": {
@@ -255,158 +248,14 @@ def test_correct_alternatives_are_confirmed_everywhere(course, solved, reference
 
 
 # ---------------------------------------------------------------------------------------------
-# Attacks from inside the kernel, graded by real nbgrader between honest students
-
-ATTACKS = {
-    # (a) a result equal to anything
-    "a-always-equal": '''
-class _Yes(str):
-    def __eq__(self, other):
-        return True
-
-    def __ne__(self, other):
-        return False
-
-    __hash__ = str.__hash__
-
-
-def read_file(path):
-    return _Yes("")
-''',
-    # (b) every failing test cell made silent
-    "b-custom-exc": '''
-try:
-    from IPython import get_ipython as _get_ipython
-
-    _shell = _get_ipython()
-    if _shell is not None:
-        _shell.set_custom_exc((AssertionError, Exception), lambda *args, **kwargs: None)
-        _shell._showtraceback = lambda *args, **kwargs: None  # no error output: nbgrader sees a pass
-except Exception:
-    pass
-''',
-    # (c) the test helpers, a builtin and asyncio.run patched at import
-    "c-patches": '''
-import asyncio as _asyncio
-import builtins as _builtins
-import contextlib as _contextlib
-
-import nano.testing as _testing
-
-_real_run, _real_scratch = _asyncio.run, _testing.scratch_dir
-
-
-def _run(main, **kwargs):
-    try:
-        return _real_run(main, **kwargs)
-    except BaseException:
-        return None
-
-
-@_contextlib.contextmanager
-def _scratch(files=None):
-    with _real_scratch(files) as where:
-        try:
-            yield where
-        except Exception:
-            pass
-
-
-_asyncio.run, _testing.scratch_dir = _run, _scratch
-_builtins.AssertionError = type("AssertionError", (Warning,), {})
-''',
-    # (c) warmup's literal hidden from the hidden test's source check by a patched inspect
-    "c-getsource": ("nano/protocol.py", '''
-import inspect as _inspect
-
-_real_getsource = _inspect.getsource
-
-
-def _getsource(obj):
-    if getattr(obj, "__name__", "") == "warmup":
-        return "def warmup() -> int:\\n    return 61 * 1000 + 1\\n"
-    return _real_getsource(obj)
-
-
-_inspect.getsource = _getsource
-
-
-def warmup() -> int:
-    return 61001
-'''),
-    # (d) the expected values read from the caller's frame
-    "d-frame": '''
-import inspect as _inspect
-
-
-def read_file(path):
-    frame = _inspect.currentframe().f_back
-    while frame is not None:
-        names = frame.f_locals
-        if isinstance(names.get("cases"), dict) and path in names["cases"]:
-            return names["cases"][path]
-        if isinstance(names.get("content"), str):
-            return names["content"]
-        if isinstance(names.get("long_text"), str):
-            return clip(names["long_text"])
-        frame = frame.f_back
-    raise NotImplementedError("only what the caller's frame gives away")
-''',
-    # (e) leaving the process: the check's at once, the kernel's at import
-    "e-exit-outside-kernel": '''
-import os as _os
-import sys as _sys
-
-if "ipykernel" not in _sys.modules:
-    _os._exit(0)
-''',
-    "e-sys-exit": '''
-import sys as _sys
-
-_sys.exit(0)
-''',
-    # (f) a function that loops forever and ignores SIGINT
-    "f-endless": '''
-import signal as _signal
-
-
-def list_files(path="."):
-    _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
-    while True:
-        pass
-''',
-}
-
+# Attacks from inside the kernel (one_class.ATTACKS), graded by real nbgrader between honest students
 
 @pytest.mark.slow
-def test_attacks_from_the_kernel_earn_nothing_and_hurt_no_one(course, tmp_path, capsys):
+def test_attacks_from_the_kernel_earn_nothing_and_hurt_no_one(course, graded_class):
+    grades, graded = graded_class.grades, graded_class.course
     release_dir = course / "release" / release.ASSIGNMENT
-    subs = tmp_path / "subs"
-
-    def solved(name: str) -> Path:
-        return release.solve_workspace(release.make_workspace(release_dir, subs / name))
-
-    solved("aa-honest")
-    partial = solved("ab-honest-partial")  # read_file not written: lecture 02 loses its cells
-    tools = partial / "nano" / "tools.py"
-    tools.write_text(replace_solution(tools.read_text(encoding="utf-8"), "read_file",
-                                      'raise NotImplementedError("not yet")'), encoding="utf-8")
-    for name, attack in ATTACKS.items():  # at the end of nano/tools.py, or of the file named
-        target, code = attack if isinstance(attack, tuple) else ("nano/tools.py", attack)
-        attacker = subs / f"m-{name}"
-        shutil.copytree(partial, attacker)
-        module = attacker / target
-        module.write_text(module.read_text(encoding="utf-8") + "\n" + code, encoding="utf-8")
-    solved("zz-honest")
-    graded = tmp_path / "course"
-    shutil.copytree(course, graded)
-
-    grades = {g.student: g for g in grade.grade_all(subs, graded, echo=lambda *_: None, workers=3,
-                                                     timeout=10, feedback=True)}
     full = grade.max_points(graded)
-    with capsys.disabled():
-        print("\n" + grade.table(list(grades.values()), sorted(full)))
-    assert set(grades) == {"aa-honest", "ab-honest-partial", "zz-honest", *(f"m-{n}" for n in ATTACKS)}
+    assert {"aa-honest", "ab-honest-partial", "zz-honest", *(f"m-{n}" for n in ATTACKS)} <= set(grades)
     for honest in ("aa-honest", "zz-honest"):
         assert grades[honest].scores == pytest.approx(full) and not grades[honest].problem, grades[honest]
     honest = grades["ab-honest-partial"]

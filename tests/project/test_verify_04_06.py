@@ -14,7 +14,8 @@ import pytest
 
 from autograder import notebooks, release, verify
 from autograder.mutants import MORE_MUTANTS, MUTANTS, apply
-from tests.project.test_verify import check, refused, replace_solution, solved, reference  # noqa: F401 (fixtures)
+from tests.project.one_class import replace_solution
+from tests.project.test_verify import check, refused, solved, reference  # noqa: F401 (fixtures)
 
 ROOT = release.ROOT
 OURS = ("04", "05", "06")
