@@ -24,6 +24,7 @@ import json
 import os
 import shutil
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -33,6 +34,7 @@ STUDENT_ID = intake.STUDENT_ID
 COURSE_ID = worker.COURSE_ID
 SCRATCH = ".grading"  # private course copies live here while their student is graded
 TEMPLATE = ".gradebook.db"  # in SCRATCH: the assignment's structure, copied for each student
+REFERENCE = ".reference.json"  # in SCRATCH: the reference's observations, for the workers' check
 
 
 @dataclass(frozen=True)
@@ -107,82 +109,105 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
         echo(note)
 
     grades: dict[str, Grade] = {}
-    jobs: dict[str, dict] = {}
+    graded: set[str] = set()  # the students handed to nbgrader
     scratch = course / SCRATCH
     shutil.rmtree(scratch, ignore_errors=True)
     scratch.mkdir(parents=True)
     gradebook.private_copy(course_db, scratch / TEMPLATE)
-    done = 0
+    done, reporting = 0, threading.Lock()
 
     def report(grade: Grade) -> None:
         nonlocal done
-        done += 1
-        grades[grade.student] = grade
-        said = f"{grade.total:g}/{out_of:g}" if grade.graded else "not graded"
-        echo(f"{progress_bar(done, len(hand_ins))} {grade.student} ... {said}"
-             + (f"  ({grade.problem})" if grade.problem else ""))
+        with reporting:  # the refused hand-ins are reported while the graded ones come back
+            done += 1
+            grades[grade.student] = grade
+            said = f"{grade.total:g}/{out_of:g}" if grade.graded else "not graded"
+            echo(f"{progress_bar(done, len(hand_ins))} {grade.student} ... {said}"
+                 + (f"  ({grade.problem})" if grade.problem else ""))
 
-    for hand_in in hand_ins:
-        zeros = {k: 0.0 for k in numbers}
-        if hand_in.problem:
-            report(Grade(hand_in.student, zeros, (hand_in.problem,), graded=False))
-            continue
-        staged = course / "submitted" / hand_in.student / release.ASSIGNMENT
-        try:
-            found = intake.stage(hand_in, staged)
-            found += _prepare(course, hand_in.student)
-        except intake.IntakeError as exc:
-            report(Grade(hand_in.student, zeros, (str(exc),), graded=False))
-            continue
-        except Exception as exc:  # a bad submission must not stop the batch
-            report(Grade(hand_in.student, zeros, (f"could not be read: {type(exc).__name__}: {exc}",),
-                         graded=False))
-            continue
-        jobs[hand_in.student] = {"course": str(course), "private": str(course / SCRATCH / hand_in.student),
-                                 "student": hand_in.student, "timeout": timeout, "problems": found,
-                                 "unsafe": unsafe}
+    reference = scratch / REFERENCE
+    checker = None
+    if check and any(not h.problem for h in hand_ins):
+        echo("running the reference solution for the independent check, beside the grading ...")
+        checker = threading.Thread(target=_reference, args=(course, reference, unsafe, echo), daemon=True)
+        checker.start()
 
-    if jobs and check:  # the reference's observations, once per batch, with a new SEED
-        echo("running the reference solution for the independent check ...")
-        reference = verify.reference(course, unsafe=unsafe)
-        if verify.unchecked(course):
-            echo(f"note: no scenario of the independent check covers {', '.join(verify.unchecked(course))}: "
-                 "nbgrader's result stands there unconfirmed")
-        lost = [g for lecture in reference["observations"].values() for g, o in lecture.items() if o is None]
-        if lost:
-            echo(f"warning: the reference solution did not finish {', '.join(lost)}: "
-                 "no student can be confirmed there (is the machine overloaded?)")
-        for job in jobs.values():
-            job["verify"] = reference
-    elif jobs:
-        for job in jobs.values():
-            job["problems"] = [*job["problems"], verify.SKIPPED]
-    if jobs:
-        echo(f"grading {len(jobs)} submission{'s' * (len(jobs) != 1)} with nbgrader"
-             + (f" on the Dask cluster at {scheduler}" if scheduler
-                else f", {workers} at a time" if workers > 1 and len(jobs) > 1 else "") + " ...")
+    def staged():
+        """Each hand-in staged in submitted/ and its private course, as a job; the workers grade
+        the first ones while the later ones are staged and the reference is run."""
+        for hand_in in hand_ins:
+            zeros = {k: 0.0 for k in numbers}
+            if hand_in.problem:
+                report(Grade(hand_in.student, zeros, (hand_in.problem,), graded=False))
+                continue
+            staged = course / "submitted" / hand_in.student / release.ASSIGNMENT
+            try:
+                found = intake.stage(hand_in, staged)
+                found += _prepare(course, hand_in.student)
+            except intake.IntakeError as exc:
+                report(Grade(hand_in.student, zeros, (str(exc),), graded=False))
+                continue
+            except Exception as exc:  # a bad submission must not stop the batch
+                report(Grade(hand_in.student, zeros, (f"could not be read: {type(exc).__name__}: {exc}",),
+                             graded=False))
+                continue
+            graded.add(hand_in.student)
+            yield hand_in.student, {
+                "course": str(course), "private": str(course / SCRATCH / hand_in.student),
+                "student": hand_in.student, "timeout": timeout, "unsafe": unsafe,
+                "problems": found if checker else [*found, verify.SKIPPED],
+                "verify": str(reference) if checker else None}
+
+    if any(not h.problem for h in hand_ins):
+        echo("grading with nbgrader" + (f" on the Dask cluster at {scheduler}" if scheduler
+                                        else f", {workers} at a time" if workers > 1 else "") + " ...")
     with worker.quiet():
         from autograder import feedback as feedback_pages
 
-        results = (cluster.run(jobs, client, course / "logs") if scheduler
-                   else worker.run(jobs, workers, course / "logs"))
+        results = (cluster.run(dict(staged()), client, course / "logs") if scheduler
+                   else worker.run(staged(), workers, course / "logs"))
         for student, outcome in results:
             report(_finish(course, student, outcome, lectures))
             if feedback:  # while the workers grade the next ones
                 feedback_pages.write_student(course, grades[student])
+        if checker is not None:
+            checker.join()
+        failed = json.loads(reference.read_text(encoding="utf-8")).get("error") if checker else None
         shutil.rmtree(scratch, ignore_errors=True)
+        if failed:
+            raise RuntimeError(failed)
 
         ordered = [grades[h.student] for h in hand_ins]
         write_csv(ordered, numbers, course / "grades.csv")
         write_problems(ordered, course / "problems.csv")
         if feedback:
             for grade in ordered:
-                if grade.student not in jobs:  # not graded: feedback that says why
+                if grade.student not in graded:  # not graded: feedback that says why
                     feedback_pages.write_student(course, grade)
     echo(table(ordered, numbers))
     echo(f"wrote {course / 'grades.csv'} and problems.csv"
          + (f"; each student's feedback in {course / 'feedback'}/<student_id>/index.html" if feedback else ""))
     return ordered
+
+
+def _reference(course: Path, path: Path, unsafe: bool, echo) -> None:
+    """Run the reference solution's scenarios (verify.reference, a new SEED) and write what it
+    observed to `path`, where each worker waits for it (verify.check_submission); or, if it could
+    not run, why, so that no worker waits in vain."""
+    try:
+        data = verify.reference(course, unsafe=unsafe)
+        if verify.unchecked(course):
+            echo(f"note: no scenario of the independent check covers {', '.join(verify.unchecked(course))}: "
+                 "nbgrader's result stands there unconfirmed")
+        lost = [g for lecture in data["observations"].values() for g, o in lecture.items() if o is None]
+        if lost:
+            echo(f"warning: the reference solution did not finish {', '.join(lost)}: "
+                 "no student can be confirmed there (is the machine overloaded?)")
+    except Exception as exc:
+        data = {"error": f"the reference solution could not be run for the independent check: "
+                         f"{type(exc).__name__}: {exc}"}
+    path.with_suffix(".tmp").write_text(json.dumps(data), encoding="utf-8")
+    path.with_suffix(".tmp").replace(path)
 
 
 def default_workers() -> int:

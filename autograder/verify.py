@@ -429,9 +429,27 @@ def zero_unconfirmed(gradebook: Path, student: str, confirmed: Mapping[str, bool
     return problem_lines(unconfirmed)
 
 
+REFERENCE_WAIT = 1800  # seconds a worker waits for the reference's observations (see grade.py)
+
+
+def wait_for_reference(path: Path, limit: float = REFERENCE_WAIT) -> dict:
+    """The reference's observations, from the file the grading process writes once it has run
+    the reference (while the workers grade their first students); an error if it could not."""
+    deadline = time.monotonic() + limit
+    while not path.exists():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the reference's observations did not appear in {path} in {limit} s")
+        time.sleep(0.2)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if "error" in data:
+        raise RuntimeError(data["error"])
+    return data
+
+
 def check_submission(job: dict, files: Mapping[str, str], answers: Mapping[str, str],
                      gradebook: Path, student: str) -> list[str]:
-    """The check for one graded student in a worker: confirm, zero what is not; the problem lines."""
-    confirmed = confirm(Path(job["course"]), files, answers, job["verify"],
+    """The check for one graded student in a worker: confirm against the reference (job["verify"]
+    names its file), zero what is not confirmed; the problem lines."""
+    confirmed = confirm(Path(job["course"]), files, answers, wait_for_reference(Path(job["verify"])),
                         unsafe=bool(job.get("unsafe")))
     return zero_unconfirmed(gradebook, student, confirmed)

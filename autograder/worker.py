@@ -27,6 +27,7 @@ import threading
 import time
 import uuid
 import warnings
+from collections.abc import Iterable
 from pathlib import Path
 
 from autograder import notebooks, release, sandbox, verify
@@ -35,32 +36,46 @@ COURSE_ID = "nano"
 JOB_LIMIT = 1800  # seconds one student may take before their worker is stopped
 
 
-def run(jobs: dict[str, dict], workers: int, logs: Path):
+def run(jobs: Iterable[tuple[str, dict]], workers: int, logs: Path):
     """Yield (student, outcome) as each job finishes, `workers` at a time.
 
-    Each worker is a `python -m autograder.worker` process that grades one job after
-    another, so student code (whose kernel is the worker's child) can kill only a worker: its
-    job is tried once more on a fresh one, then reported. A job that runs past JOB_LIMIT is
-    stopped the same way.
+    `jobs` may be a generator: it is drained by a thread of its own, so that the first students
+    are graded while the later ones are still being staged. Each worker is a `python -m
+    autograder.worker` process that grades one job after another, so student code (whose kernel
+    is the worker's child) can kill only a worker: its job is tried once more on a fresh one,
+    then reported. A job that runs past JOB_LIMIT is stopped the same way.
     """
     todo: queue.Queue = queue.Queue()
-    for item in jobs.items():
-        todo.put(item)
     done: queue.Queue = queue.Queue()
+    fed: list = []  # [number of jobs] or [the exception that stopped the feeding]
     logs.mkdir(parents=True, exist_ok=True)
+
+    def feed() -> None:
+        count = 0
+        try:
+            for item in jobs:
+                todo.put(item)
+                count += 1
+            fed.append(count)
+        except BaseException as exc:
+            fed.append(exc)
+        finally:
+            for _ in range(workers):
+                todo.put(None)
+            done.put(None)
 
     def serve() -> None:
         process = None
         try:
-            while True:
-                try:
-                    student, job = todo.get_nowait()
-                except queue.Empty:
-                    return
+            while (item := todo.get()) is not None:
+                student, job = item
                 outcome = None
                 for _attempt in range(2):
-                    process = process or Worker(logs / "workers.txt")
-                    outcome = process.run(job, JOB_LIMIT)
+                    try:
+                        process = process or Worker(logs / "workers.txt")
+                        outcome = process.run(job, JOB_LIMIT)
+                    except OSError:  # no process could be started (out of memory, say)
+                        outcome = None
                     if outcome is not None:
                         break
                     process = None  # it died or was stopped: a fresh one for the next try
@@ -69,11 +84,20 @@ def run(jobs: dict[str, dict], workers: int, logs: Path):
             if process is not None:
                 process.close()
 
-    threads = [threading.Thread(target=serve, daemon=True) for _ in range(max(1, min(workers, len(jobs))))]
+    workers = max(1, workers)
+    threads = [threading.Thread(target=feed, daemon=True)]
+    threads += [threading.Thread(target=serve, daemon=True) for _ in range(workers)]
     for thread in threads:
         thread.start()
-    for _ in range(len(jobs)):
-        yield done.get()
+    finished = 0
+    while not fed or finished < fed[0]:
+        item = done.get()
+        if item is None:
+            if isinstance(fed[0], BaseException):
+                raise fed[0]
+            continue
+        finished += 1
+        yield item
     for thread in threads:
         thread.join()
 

@@ -462,7 +462,7 @@ def test_a_notebook_past_its_time_limit_scores_0_from_there_on(bwrap, mini_cours
     found += grade._prepare(course, "slow")
     job = {"course": str(course), "private": str(course / grade.SCRATCH / "slow"), "student": "slow",
            "timeout": 60, "problems": found, "notebook_limit": 20}  # a cell could run 60 s, the notebook 20
-    [(_, outcome)] = list(worker.run({"slow": job}, 1, course / "logs"))
+    [(_, outcome)] = list(worker.run([("slow", job)], 1, course / "logs"))
     result = grade._finish(course, "slow", outcome, grade.lectures_of(course))
     points = {c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]["points"]
               for c in notebooks.load(course / "release" / "nano" / "01-mini.ipynb").cells
