@@ -140,9 +140,8 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
             if hand_in.problem:
                 report(Grade(hand_in.student, zeros, (hand_in.problem,), graded=False))
                 continue
-            staged = course / "submitted" / hand_in.student / release.ASSIGNMENT
             try:
-                found = intake.stage(hand_in, staged)
+                found = intake.stage(hand_in, course / "submitted" / hand_in.student / release.ASSIGNMENT)
                 found += _prepare(course, hand_in.student)
             except intake.IntakeError as exc:
                 report(Grade(hand_in.student, zeros, (str(exc),), graded=False))
