@@ -89,12 +89,13 @@ def run(jobs: Iterable[tuple[str, dict]], workers: int, logs: Path):
     threads += [threading.Thread(target=serve, daemon=True) for _ in range(workers)]
     for thread in threads:
         thread.start()
-    finished = 0
-    while not fed or finished < fed[0]:
+    finished, total = 0, None
+    while total is None or finished < total:
         item = done.get()
-        if item is None:
+        if item is None:  # the feeding has ended: now we know how many jobs there are
             if isinstance(fed[0], BaseException):
                 raise fed[0]
+            total = fed[0]
             continue
         finished += 1
         yield item

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import cli, feedback, grade, intake, notebooks, release, samples
+from autograder import cli, feedback, grade, intake, notebooks, release, samples, worker
 
 ROOT = release.ROOT
 SAMPLES = ROOT / "fixtures" / "submissions"
@@ -176,6 +176,16 @@ def test_repair_removes_unreadable_notebooks_restores_test_cells_and_stubs_broke
     assert grade.repair(work, release_dir)[0].startswith("01: 01-mini.ipynb is not a readable notebook")
     assert not (work / "01-mini.ipynb").exists()
     assert grade.repair(work, release_dir)[0] == "01: notebook 01-mini.ipynb missing (scores 0)"
+
+
+def test_the_workers_pass_on_what_stopped_the_staging_and_end_on_a_class_of_none(tmp_path):
+    def staging_fails():
+        yield from ()
+        raise OSError("the disk is gone")
+
+    with pytest.raises(OSError, match="the disk is gone"):
+        list(worker.run(staging_fails(), 2, tmp_path / "logs"))
+    assert list(worker.run(iter(()), 2, tmp_path / "logs")) == []
 
 
 # ---------------------------------------------------------------------------------------------
