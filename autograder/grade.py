@@ -127,7 +127,8 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
 
     reference = scratch / REFERENCE
     checker = None
-    if check and any(not h.problem for h in hand_ins):
+    anyone = any(not h.problem for h in hand_ins)  # a hand-in that may reach nbgrader
+    if check and anyone:
         echo("running the reference solution for the independent check, beside the grading ...")
         checker = threading.Thread(target=_reference, args=(course, reference, unsafe, echo), daemon=True)
         checker.start()
@@ -157,7 +158,7 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
                 "problems": found if checker else [*found, verify.SKIPPED],
                 "verify": str(reference) if checker else None}
 
-    if any(not h.problem for h in hand_ins):
+    if anyone:
         echo("grading with nbgrader" + (f" on the Dask cluster at {scheduler}" if scheduler
                                         else f", {workers} at a time" if workers > 1 else "") + " ...")
     with worker.quiet():
