@@ -9,6 +9,7 @@ nbgrader's generate_feedback, which would show the hidden tests (nbgrader issue 
 cell source and no traceback reaches them. Everything a student controls is escaped.
 """
 
+import functools
 import html
 import shutil
 from dataclasses import dataclass
@@ -56,6 +57,18 @@ def title_of(nb) -> str:
     return ""
 
 
+def _course_notebook(path: Path):
+    """A notebook of the course's own (release/, source/), read once for the whole class; not to
+    be changed by the caller."""
+    info = path.stat()
+    return _read(path, info.st_mtime_ns, info.st_size)
+
+
+@functools.lru_cache(maxsize=32)
+def _read(path: Path, _mtime: int, _size: int):
+    return notebooks.load(path)
+
+
 def hidden_lines(course: Path, notebook: str) -> frozenset[str]:
     """The lines of `notebook`'s hidden tests (from the course's source), as a student's error
     message could quote them: student code shares the kernel with the tests and can read them
@@ -64,7 +77,7 @@ def hidden_lines(course: Path, notebook: str) -> frozenset[str]:
     if not source.is_file():
         return frozenset()
     found = set()
-    for cell in notebooks.load(source).cells:
+    for cell in _course_notebook(source).cells:
         for part in cell.source.split("### BEGIN HIDDEN TESTS")[1:]:
             part = part.split("### END HIDDEN TESTS")[0]
             found |= {line.strip() for line in part.splitlines() if len(line.strip()) >= 12}
@@ -103,7 +116,7 @@ def behaviours(course: Path, student: str, notebook: str) -> list[Behaviour] | N
 
     from autograder import gradebook
 
-    released = notebooks.load(course / "release" / release.ASSIGNMENT / f"{notebook}.ipynb")
+    released = _course_notebook(course / "release" / release.ASSIGNMENT / f"{notebook}.ipynb")
     order = notebooks.points(released)
     with gradebook.open_gradebook(gradebook.url(course)) as gb:
         try:
@@ -156,9 +169,9 @@ def write_student(course: Path, grade) -> Path:
     total_points = 0.0
     for released in lectures:
         number, name = released.stem[:2], released.stem
-        title = title_of(notebooks.load(released)) or name
+        title = title_of(_course_notebook(released)) or name
         found = behaviours(course, grade.student, name) if grade.graded else None
-        points = sum(notebooks.points(notebooks.load(released)).values())
+        points = sum(notebooks.points(_course_notebook(released)).values())
         total_points += points
         said = [p[4:] for p in grade.problems if p.startswith(f"{number}: ")]
         passed = sum(1 for b in found or [] if b.status == "pass")

@@ -14,11 +14,14 @@ that uid, and `settle` takes them back (and removes what the grader must not fol
 symbolic links) once the sandboxed process has ended.
 """
 
+import contextlib
 import functools
 import itertools
+import json
 import os
 import shutil
 import signal
+import socket
 import stat
 import subprocess
 import sys
@@ -84,6 +87,7 @@ os.execvp(sys.argv[7], sys.argv[7:])
 """
 
 _owners: dict[Path, int] = {}  # folder handed over -> the sandbox uid that holds it
+_reserved: set[int] = set()  # uids of live zygotes, whichever folders they hold now
 _serial = itertools.count()
 _choosing = threading.Lock()
 UIDS_PER_PROCESS = 64  # sandboxes alive at once in one grading process (threads may run several)
@@ -113,21 +117,32 @@ def wrap(argv: list[str], *, workdir: Path, writable: Sequence[Path] = (), limit
          env: Mapping[str, str] | None = None, hide: Sequence[Path] = ()) -> list[str]:
     """The command that runs `argv` confined, in `workdir`, with only `workdir` and `writable`
     writable. `env` supplies the variables of PASSED_ON (a clean environment otherwise: HOME and
-    TMPDIR are the private /tmp); the files in `hide` (inside those folders) read as empty and
-    cannot be replaced. As root, hands the writable folders to the sandbox's uid."""
+    TMPDIR are the private /tmp); the files in `hide` (inside those folders) can be neither read
+    nor replaced. As root, hands the writable folders to the sandbox's uid."""
     workdir = Path(workdir).resolve()
     open_ = [workdir, *(Path(p).resolve() for p in writable)]
     uid = -1
-    args = [bwrap() or "bwrap", "--die-with-parent", "--new-session", "--unshare-pid",
-            "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
-            "--hostname", "sandbox"]
     if os.geteuid() == 0:
         with _choosing:  # a uid no live sandbox has: settle() kills whatever runs as it
             uid = _free_uid()
             for folder in open_:
                 _hand_over(folder, uid)
+    return _confined(open_, hide, limits, env) + [
+        sys.executable, "-S", "-c", LIMITER, str(limits.cpu), str(limits.memory),
+        str(limits.processes), str(limits.file_size), str(uid), str(workdir), *argv]
+
+
+def _confined(open_: Sequence[Path], hide: Sequence[Path], limits: Limits,
+              env: Mapping[str, str] | None, caps: Sequence[str] = ("CAP_SETUID", "CAP_SETGID")) -> list[str]:
+    """bwrap and its options, up to the command: the sandbox's view, with the folders `open_`
+    writable and the files `hide` unreadable, and its environment; as root, `caps` are
+    all the capabilities its first process keeps (they go when it drops to a sandbox uid)."""
+    args = [bwrap() or "bwrap", "--die-with-parent", "--new-session", "--unshare-pid",
+            "--unshare-net", "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try",
+            "--hostname", "sandbox"]
+    if os.geteuid() == 0:
         # No user namespace: the limiter needs real root's setuid to drop to `uid` for good.
-        args += ["--cap-drop", "ALL", "--cap-add", "CAP_SETUID", "--cap-add", "CAP_SETGID"]
+        args += ["--cap-drop", "ALL"] + [a for cap in caps for a in ("--cap-add", cap)]
     else:
         args += ["--unshare-user", "--disable-userns"]
     host: list[Path] = []  # mounted from the host: what lies under them exists inside
@@ -165,13 +180,133 @@ def wrap(argv: list[str], *, workdir: Path, writable: Sequence[Path] = (), limit
         args += mount("--bind", folder)
     for path in hide:
         args += ["--ro-bind", "/dev/null", str(Path(path).resolve())]
+    args += ["--clearenv"] + [a for k, v in _variables(env).items() for a in ("--setenv", k, v)]
+    return args + ["--chdir", "/", "--"]
+
+
+def _variables(env: Mapping[str, str] | None) -> dict[str, str]:
+    """The environment inside: a few fixed variables and those of `env` that PASSED_ON names."""
     passed = {k: v for k, v in (env or {}).items() if k in PASSED_ON}
-    variables = {"PATH": f"{Path(sys.prefix) / 'bin'}:/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp",
-                 "TMPDIR": "/tmp", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", **passed}
-    args += ["--clearenv"] + [a for k, v in variables.items() for a in ("--setenv", k, v)]
-    args += ["--chdir", "/", "--", sys.executable, "-S", "-c", LIMITER, str(limits.cpu), str(limits.memory),
-             str(limits.processes), str(limits.file_size), str(uid), str(workdir), *argv]
-    return args
+    return {"PATH": f"{Path(sys.prefix) / 'bin'}:/usr/local/bin:/usr/bin:/bin", "HOME": "/tmp",
+            "TMPDIR": "/tmp", "LANG": "C.UTF-8", "PYTHONDONTWRITEBYTECODE": "1", **passed}
+
+
+PRELOAD = ("ipykernel.kernelapp", "ipykernel.ipkernel", "anthropic")
+ZYGOTE = (Path(__file__).parent / "zygote.py").read_text()
+READY_WAIT = 60  # seconds a zygote may take to import PRELOAD
+# Runs outside the sandbox, in place of a kernel forked by a zygote: `python -S -c RELAY fd`
+# waits on the kernel's line and exits with its status; killed, it closes the line and the
+# zygote kills the kernel. jupyter_client manages it as the kernel's process.
+RELAY = """\
+import os, sys
+try:
+    status = os.read(int(sys.argv[1]), 16)
+except OSError:
+    status = b""
+sys.exit(int(status) if status.isdigit() else 1)
+"""
+
+
+class Zygote:
+    """A sandbox made once for all of one student's kernels (see zygote.py): its Python has
+    imported PRELOAD, and each kernel is forked from it, already imported, instead of starting
+    a Python and a sandbox of its own (about 0.3 s of CPU a kernel, and 1.1 s more for each
+    notebook that imports the SDK). Its kernels share its view, its /tmp and one sandbox uid,
+    which `settle` stops between them as before; each forks under the sandbox's limits.
+
+    Root only: its kernels must drop to a uid the zygote itself does not run as (the zygote
+    keeps CAP_KILL, to end a kernel whose relay was killed). The files in `hide` stay
+    unreadable for its whole life, including those nbgrader has not written yet (they are made
+    empty now, and removed at `close` if nothing was written in them)."""
+
+    def __init__(self, workdir: Path, *, writable: Sequence[Path] = (), hide: Sequence[Path] = (),
+                 env: Mapping[str, str] | None = None, limits: Limits = LIMITS, stdout=None,
+                 stderr=None, preload: Sequence[str] = PRELOAD):
+        if os.geteuid() != 0:
+            raise RuntimeError("a kernel zygote needs root, to give its kernels a uid of their own")
+        self.workdir = Path(workdir).resolve()
+        self._inode = os.stat(self.workdir).st_ino  # nbgrader may remove the folder and make it again
+        self.folders = [self.workdir, *(Path(p).resolve() for p in writable)]
+        self.hidden = {Path(p).resolve() for p in hide}
+        self.placeholders = [p for p in sorted(self.hidden) if not p.exists()]
+        for path in self.placeholders:
+            path.touch()
+        self.env = _variables(env)
+        with _choosing:
+            self.uid = _free_uid()
+            _reserved.add(self.uid)
+        self.control, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.process = None
+        try:
+            self.process = subprocess.Popen(
+                _confined(self.folders, sorted(self.hidden), limits, env,
+                          caps=("CAP_SETUID", "CAP_SETGID", "CAP_KILL")) + [
+                    sys.executable, "-c", ZYGOTE, str(theirs.fileno()), str(limits.cpu),
+                    str(limits.memory), str(limits.processes), str(limits.file_size), *preload],
+                pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=stdout or subprocess.DEVNULL,
+                stderr=stderr or subprocess.DEVNULL, start_new_session=True)
+            theirs.close()
+            self.control.settimeout(READY_WAIT)
+            if self.control.recv(16) != b"ready":
+                raise OSError("it ended before it was ready")
+        except OSError as exc:
+            theirs.close()
+            self.close()
+            raise RuntimeError(f"the kernel zygote did not start: {exc}") from exc
+
+    def serves(self, workdir: Path, notebooks: Sequence[Path], env: Mapping[str, str] | None) -> bool:
+        """Whether a kernel in `workdir`, whose folder holds `notebooks`, may be forked here."""
+        return (self.process is not None and self.process.poll() is None
+                and Path(workdir).resolve() == self.workdir and self._same_folder()
+                and {Path(p).resolve() for p in notebooks} <= self.hidden
+                and _variables(env) == self.env)
+
+    def _same_folder(self) -> bool:
+        try:
+            return os.stat(self.workdir).st_ino == self._inode
+        except OSError:
+            return False
+
+    def spawn(self, module: str, args: Sequence[str]) -> tuple[list[str], socket.socket]:
+        """Fork a kernel running `python -m module args`; return the command to start in its
+        place (a RELAY) and the line it needs: pass it to that command (Popen's pass_fds), then
+        close it here."""
+        with _choosing:
+            for folder in self.folders:
+                _hand_over(folder, self.uid)
+        line, theirs = socket.socketpair()
+        request = {"uid": self.uid, "cwd": str(self.workdir), "module": module, "args": list(args),
+                   "env": {**self.env, "PWD": str(self.workdir)}}
+        try:
+            socket.send_fds(self.control, [json.dumps(request).encode()], [theirs.fileno()])
+            reply = self.control.recv(1 << 16)
+        except OSError as exc:
+            line.close()
+            raise RuntimeError(f"the kernel zygote did not answer: {exc}") from exc
+        finally:
+            theirs.close()
+        if not reply:
+            line.close()
+            raise RuntimeError("the kernel zygote has ended")
+        return [sys.executable, "-S", "-c", RELAY, str(line.fileno())], line
+
+    def close(self) -> None:
+        """End the zygote and its kernels; remove the placeholders nothing was written in."""
+        self.control.close()
+        if self.process is not None:
+            try:
+                self.process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+            self.process = None
+        _stop_user(self.uid)
+        with _choosing:
+            _reserved.discard(self.uid)
+        for path in self.placeholders:
+            with contextlib.suppress(OSError):
+                if path.stat().st_size == 0:
+                    path.unlink()
 
 
 def settle(*folders: Path) -> None:
@@ -199,7 +334,7 @@ def settle(*folders: Path) -> None:
 def _free_uid() -> int:
     """A sandbox uid of this process's own block that no folder is handed over to."""
     base = FIRST_UID + (os.getpid() % 2**21) * UIDS_PER_PROCESS
-    busy = set(_owners.values())
+    busy = set(_owners.values()) | _reserved
     for _ in range(UIDS_PER_PROCESS):
         uid = base + next(_serial) % UIDS_PER_PROCESS
         if uid not in busy:

@@ -6,7 +6,8 @@ with nbgrader's Autograde (all notebooks in one run; one run per notebook only i
 whose Execute is replaced by GuardedExecute:
 a cell that kills the kernel or ignores the interrupt scores 0, and the kernel is restarted with
 the cells before it run again, so that the cells after it are graded on their own. Each kernel
-runs in the sandbox (sandbox.py), reached over unix sockets in a runtime folder of the student's;
+runs in the sandbox (sandbox.py), forked from a zygote of the student's that has already
+imported ipykernel and the SDK, and is reached over unix sockets in a runtime folder of theirs;
 a notebook's output is capped at OUTPUT_LIMIT bytes and its time at NOTEBOOK_LIMIT seconds. The
 kernels' own stderr goes to the student's log, and student code that kills its worker costs only
 that student's job.
@@ -29,6 +30,12 @@ import uuid
 import warnings
 from collections.abc import Iterable
 from pathlib import Path
+
+if __name__ == "__main__":
+    # A worker process. jsonschema, which nbformat imports, builds 38 lark parsers at import to
+    # check one string format ("iri") that no notebook or nbgrader schema uses: 1 to 2 s of CPU
+    # per worker, saved by not letting it find their package.
+    sys.modules.setdefault("rfc3987_syntax", None)
 
 from autograder import notebooks, release, sandbox, verify
 
@@ -205,9 +212,11 @@ def grade_one(job: dict) -> dict:
     manager.stderr_path = str(private / "kernels.log")
     # The kernels' unix sockets: a short path (sun_path holds 107 bytes), bound into the sandbox.
     manager.runtime = None if job.get("unsafe") else Path(tempfile.mkdtemp(prefix="nano-ipc-"))
+    manager.use_zygote = True
     try:
         return _autograde(job, config, timeout, started)
     finally:
+        manager.close_zygotes()
         if manager.runtime is not None:
             sandbox.settle(manager.runtime)
             shutil.rmtree(manager.runtime, ignore_errors=True)
@@ -228,6 +237,7 @@ def _autograde(job: dict, config, timeout: int, started: float) -> dict:
     problems, logs = list(job["problems"]), []
     present = sorted(p.stem for p in work.glob("*.ipynb")
                      if (course / "release" / release.ASSIGNMENT / p.name).is_file())
+    _execute_classes()[1].notebooks = [f"{name}.ipynb" for name in present]
     # The independent check reads the hand-in now, before any of it runs (see verify.py).
     checked = verify.student_files(work) if job.get("verify") else None
     for name, result in _autograde_runs(api, student, present):  # none: the merge records zeros
@@ -268,7 +278,10 @@ def _autograde_runs(api, student: str, names: list[str]) -> list[tuple[str, dict
                         notebook_id=notebook_id):
             app = Autograde(coursedir=api.coursedir, parent=api)
             app.force, app.create_student = True, True
-            return capture_log(app)
+            try:
+                return capture_log(app)
+            finally:  # a later run may remove the folder its kernels were forked into
+                _execute_classes()[1].close_zygotes()
 
     if not names:
         return []
@@ -370,13 +383,17 @@ def _execute_classes():
     class QuietKernelManager(AsyncKernelManager):
         """A kernel whose own stderr (crash dumps, warnings) goes to the student's grading log
         instead of the instructor's terminal, and which runs in the sandbox when `runtime` is
-        set: launched through sandbox.wrap with its cwd (the autograded copy of the workspace)
-        and `runtime` as the only writable folders, reached over unix sockets in `runtime`, and
-        interrupted by a message (a signal cannot cross into the sandbox's session). The
-        notebooks in its cwd read as empty: nbgrader has put the hidden tests back into them."""
+        set: forked from the student's sandbox.Zygote (as root; else launched through
+        sandbox.wrap) with its cwd (the autograded copy of the workspace) and `runtime` as the
+        only writable folders, reached over unix sockets in `runtime`, and interrupted by a
+        message (a signal cannot cross into the sandbox's session). The notebooks in its cwd
+        cannot be read: nbgrader has put the hidden tests back into them."""
 
         stderr_path = os.devnull  # set per student by grade_one
         runtime: Path | None = None  # set per student by grade_one; None: not sandboxed (--unsafe)
+        notebooks: list[str] = []  # set per student by grade_one: the notebooks nbgrader will write
+        use_zygote = True  # per student: False once a zygote failed to start
+        zygotes: dict = {}  # the kernels' folder -> its live sandbox.Zygote
 
         async def _async_pre_start_kernel(self, **kw):
             if QuietKernelManager.runtime is not None and self.transport != "ipc":
@@ -386,14 +403,64 @@ def _execute_classes():
             return await super()._async_pre_start_kernel(**kw)
 
         async def _async_launch_kernel(self, kernel_cmd, **kw):
+            line = None  # a forked kernel's line to its zygote, which the relay started here keeps
             if QuietKernelManager.runtime is not None:
                 self.kernel_spec.interrupt_mode = "message"
                 cwd = Path(kw.get("cwd") or os.getcwd())
-                kernel_cmd = sandbox.wrap(kernel_cmd, workdir=cwd, writable=[QuietKernelManager.runtime],
-                                          env=kw.get("env"), hide=sorted(cwd.glob("*.ipynb")))
+                shown = sorted(cwd.glob("*.ipynb"))
+                zygote = QuietKernelManager._zygote(cwd, shown, kw.get("env"), kernel_cmd)
+                if zygote is not None:
+                    try:
+                        kernel_cmd, line = zygote.spawn(kernel_cmd[2], kernel_cmd[3:])
+                        kw["pass_fds"] = (line.fileno(),)
+                    except RuntimeError as exc:  # it died: this student's kernels start on their own
+                        QuietKernelManager._give_up(exc)
+                if line is None:
+                    kernel_cmd = sandbox.wrap(kernel_cmd, workdir=cwd, writable=[QuietKernelManager.runtime],
+                                              env=kw.get("env"), hide=shown)
             with open(QuietKernelManager.stderr_path, "ab") as log:
                 kw["stderr"] = log  # the kernel keeps its own copy of the file descriptor
-                return await super()._async_launch_kernel(kernel_cmd, **kw)
+                try:
+                    return await super()._async_launch_kernel(kernel_cmd, **kw)
+                finally:
+                    if line is not None:
+                        line.close()
+
+        @classmethod
+        def _zygote(cls, cwd: Path, shown: list[Path], env, kernel_cmd: list[str]):
+            """The student's zygote for a kernel in `cwd` (made on first use: see sandbox.Zygote),
+            or None where kernels start on their own: not root, another kernel than this Python's
+            ipykernel, or a zygote that cannot start. It hides the notebooks in `cwd` and those
+            nbgrader will write there (`notebooks`), so it serves every notebook of the run."""
+            if (os.geteuid() != 0 or not cls.use_zygote or kernel_cmd[1:3] != ["-m", "ipykernel_launcher"]
+                    or os.path.realpath(kernel_cmd[0]) != os.path.realpath(sys.executable)):
+                return None
+            zygote = cls.zygotes.get(cwd)
+            if zygote is not None and zygote.serves(cwd, shown, env):
+                return zygote
+            if zygote is not None:
+                cls.close_zygotes()
+            try:
+                with open(cls.stderr_path, "ab") as log:
+                    zygote = sandbox.Zygote(cwd, writable=[cls.runtime], env=env, stderr=log,
+                                            hide=sorted({*shown, *(cwd / name for name in cls.notebooks)}))
+            except RuntimeError as exc:
+                cls._give_up(exc)
+                return None
+            cls.zygotes[cwd] = zygote
+            return zygote
+
+        @classmethod
+        def _give_up(cls, exc: Exception) -> None:
+            with open(cls.stderr_path, "a") as log:
+                print(f"[grading: {exc}; each kernel starts on its own]", file=log)
+            cls.close_zygotes()
+            cls.use_zygote = False
+
+        @classmethod
+        def close_zygotes(cls) -> None:
+            while cls.zygotes:
+                cls.zygotes.popitem()[1].close()
 
         def client(self, **kwargs):
             kc = super().client(**kwargs)

@@ -18,7 +18,9 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -71,13 +73,46 @@ def listener():
     server.close()
 
 
-def confined(code: str, workdir: Path, limits: sandbox.Limits = sandbox.LIMITS) -> subprocess.CompletedProcess:
+@pytest.fixture(params=["wrap", "zygote"])
+def started(request):
+    """How the payload starts: on its own (`sandbox.wrap`), or forked from a `sandbox.Zygote`
+    as grading starts kernels as root."""
+    if request.param == "zygote" and os.geteuid() != 0:
+        pytest.skip("a kernel zygote runs only as root")
+    return request.param
+
+
+def confined(code: str, workdir: Path, limits: sandbox.Limits = sandbox.LIMITS,
+             started: str = "wrap") -> subprocess.CompletedProcess:
     """Run `code` with the sandbox's Python in the sandbox; its folders are settled after."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    if started == "zygote":
+        return forked(code, workdir, limits)
     try:
         return subprocess.run(sandbox.wrap([sys.executable, "-c", code], workdir=workdir, limits=limits),
                               capture_output=True, text=True, timeout=120)
     finally:
         sandbox.settle(workdir)
+
+
+def forked(code: str, workdir: Path, limits: sandbox.Limits = sandbox.LIMITS, **zygote_args
+           ) -> subprocess.CompletedProcess:
+    """Run `code` as a module forked from a zygote made for it in `workdir` (whose own imports
+    are left out unless `zygote_args` says), as `confined` does: output, exit status."""
+    (workdir / "payload.py").write_text(code)
+    with open(workdir.parent / "payload.out", "w+") as out, open(workdir.parent / "payload.err", "w+") as err:
+        zygote = sandbox.Zygote(workdir, limits=limits, stdout=out, stderr=err, **{"preload": (), **zygote_args})
+        try:
+            argv, line = zygote.spawn("payload", [])
+            with line:
+                relay = subprocess.Popen(argv, pass_fds=[line.fileno()])
+            code = relay.wait(timeout=120)
+        finally:
+            zygote.close()
+            sandbox.settle(workdir)
+            (workdir / "payload.py").unlink(missing_ok=True)
+        out.seek(0), err.seek(0)
+        return subprocess.CompletedProcess(argv, code, out.read(), err.read())
 
 
 def sandbox_processes(uid: int) -> list[int]:
@@ -146,7 +181,7 @@ print(json.dumps(found))
 
 
 def test_the_sandbox_sees_no_network_no_secrets_and_writes_only_its_folder(bwrap, course_tree, listener,
-                                                                          tmp_path, monkeypatch):
+                                                                          tmp_path, monkeypatch, started):
     course, work = course_tree
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-instructor-secret")
     secret_home = None
@@ -163,7 +198,7 @@ def test_the_sandbox_sees_no_network_no_secrets_and_writes_only_its_folder(bwrap
     probe = PROBE.replace("sys.argv[1]", repr(json.dumps(
         {"read": [str(p) for p in reads], "write": [str(p) for p in writes], "port": listener.port})))
     try:
-        done = confined(probe, work)
+        done = confined(probe, work, started=started)
     finally:
         if secret_home:
             secret_home.unlink()
@@ -205,9 +240,9 @@ except OSError as exc:
 """
 
 
-def test_a_fork_bomb_is_stopped_at_the_process_limit_and_leaves_nothing_running(bwrap, tmp_path):
+def test_a_fork_bomb_is_stopped_at_the_process_limit_and_leaves_nothing_running(bwrap, tmp_path, started):
     limits = sandbox.Limits(processes=24)
-    done = confined(FORK_BOMB, tmp_path, limits)
+    done = confined(FORK_BOMB, tmp_path / "work", limits, started)
     assert done.returncode == 0, done.stderr
     uid, forks, error = done.stdout.split()
     assert error in ("BlockingIOError", "OSError") and int(forks) < limits.processes
@@ -216,27 +251,27 @@ def test_a_fork_bomb_is_stopped_at_the_process_limit_and_leaves_nothing_running(
     assert subprocess.run(["true"]).returncode == 0, "the machine can still start processes"
 
 
-def test_a_memory_bomb_is_stopped_at_the_memory_limit(bwrap, tmp_path):
+def test_a_memory_bomb_is_stopped_at_the_memory_limit(bwrap, tmp_path, started):
     bomb = ("hoard = []\ntry:\n    while True:\n        hoard.append(b'x' * (32 << 20))\n"
             "except MemoryError:\n    print(len(hoard) * 32)")
     limits = sandbox.Limits(memory=512 << 20)
-    done = confined(bomb, tmp_path, limits)
+    done = confined(bomb, tmp_path / "work", limits, started)
     assert done.returncode == 0, done.stderr
     assert 0 < int(done.stdout) <= 512, "stopped before it got past the limit (MB)"
 
 
-def test_a_2_gb_file_is_stopped_at_the_file_size_limit(bwrap, tmp_path):
+def test_a_2_gb_file_is_stopped_at_the_file_size_limit(bwrap, tmp_path, started):
     writer = ("import os\nchunk = b'x' * (1 << 20)\ntry:\n    with open('big.bin', 'wb') as out:\n"
               "        for _ in range(2048):\n            out.write(chunk)\n            out.flush()\n"
               "except OSError as exc:\n    print(exc.strerror)")
-    done = confined(writer, tmp_path)
+    done = confined(writer, tmp_path / "work", started=started)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "File too large"
-    assert (tmp_path / "big.bin").stat().st_size <= sandbox.LIMITS.file_size
+    assert (tmp_path / "work" / "big.bin").stat().st_size <= sandbox.LIMITS.file_size
 
 
-def test_a_busy_loop_is_stopped_at_the_cpu_limit(bwrap, tmp_path):
-    done = confined("while True:\n    pass", tmp_path, sandbox.Limits(cpu=1))
+def test_a_busy_loop_is_stopped_at_the_cpu_limit(bwrap, tmp_path, started):
+    done = confined("while True:\n    pass", tmp_path / "work", sandbox.Limits(cpu=1), started)
     assert done.returncode != 0, "killed by SIGXCPU"
 
 
@@ -249,6 +284,128 @@ def test_wrap_binds_the_environment_not_the_repository(tmp_path):
     assert [argv[i + 1] for i, a in enumerate(argv) if a == "--bind"] == [str(tmp_path.resolve())]
     for option in ("--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session", "--clearenv"):
         assert option in argv
+
+
+# ---------------------------------------------------------------------------------------------
+# The kernel zygote: kernels forked from one sandbox per student keep what the sandbox promises
+
+@pytest.fixture
+def as_root(bwrap):
+    if os.geteuid() != 0:
+        pytest.skip("a kernel zygote runs only as root")
+
+
+def start(zygote: sandbox.Zygote, module: str) -> subprocess.Popen:
+    """Fork `module` from `zygote` and start its relay, as jupyter_client does a kernel's command."""
+    argv, line = zygote.spawn(module, [])
+    with line:
+        return subprocess.Popen(argv, pass_fds=[line.fileno()])
+
+
+READER = """
+import os
+def read(name):
+    try:
+        return open(name).read() or "empty"
+    except OSError as exc:
+        return type(exc).__name__
+print(read("01.ipynb"), read("02.ipynb"), os.getuid(), flush=True)
+"""
+
+
+def test_a_zygote_hides_the_notebooks_written_after_it_started(as_root, tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "01.ipynb").write_text("HIDDEN-TESTS-01")
+    (work / "reader.py").write_text(READER)
+    with open(tmp_path / "out", "w+") as out:
+        zygote = sandbox.Zygote(work, hide=[work / name for name in ("01.ipynb", "02.ipynb", "03.ipynb")],
+                                stdout=out, preload=())
+        try:
+            (work / "02.ipynb").write_text("HIDDEN-TESTS-02")  # as nbgrader writes the next notebook
+            for _ in range(2):
+                assert start(zygote, "reader").wait(timeout=60) == 0
+                sandbox.settle(work)
+        finally:
+            zygote.close()
+        out.seek(0)
+        seen = out.read().splitlines()
+    assert len(seen) == 2
+    for line in seen:
+        first, second, uid = line.split()
+        assert (first, second) == ("PermissionError", "PermissionError") and int(uid) != 0
+    assert (work / "02.ipynb").read_text() == "HIDDEN-TESTS-02"
+    assert not (work / "03.ipynb").exists(), "a placeholder nothing was written in is removed"
+
+
+def test_a_forked_kernel_passes_on_its_exit_status_and_dies_with_its_relay(as_root, tmp_path):
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "quitter.py").write_text("import sys\nsys.exit(7)\n")
+    (work / "sleeper.py").write_text("import time\nopen('started', 'w').close()\ntime.sleep(600)\n")
+    zygote = sandbox.Zygote(work, preload=())
+    try:
+        assert start(zygote, "quitter").wait(timeout=60) == 7
+        relay = start(zygote, "sleeper")
+        for _ in range(600):
+            if (work / "started").exists():
+                break
+            time.sleep(0.05)
+        assert sandbox_processes(zygote.uid), "the kernel runs as the zygote's sandbox uid"
+        relay.kill()
+        relay.wait()
+        for _ in range(100):
+            if not sandbox_processes(zygote.uid):
+                break
+            time.sleep(0.05)
+        assert sandbox_processes(zygote.uid) == [], "the kernel outlived its relay"
+        assert zygote.process.poll() is None, "the zygote goes on"
+    finally:
+        zygote.close()
+    assert zygote.process is None
+
+
+KERNEL_STATE = """
+import json, os, resource, signal, sys
+print(json.dumps({
+    "cwd": os.getcwd(), "path": sys.path, "env": dict(os.environ), "uid_is_root": os.getuid() == 0,
+    "argv": [a for a in sys.argv if not a.endswith(".json")], "fds": sorted(os.listdir("/proc/self/fd")),
+    "limits": {k: resource.getrlimit(getattr(resource, k)) for k in
+               ("RLIMIT_CPU", "RLIMIT_AS", "RLIMIT_NPROC", "RLIMIT_FSIZE", "RLIMIT_CORE")},
+    "sigint": str(signal.getsignal(signal.SIGINT)), "main": sys.modules["__main__"].__name__,
+    "caps": [l.split()[1] for l in open("/proc/self/status") if l.startswith(("CapPrm", "CapEff", "CapAmb"))],
+}))
+"""
+
+
+def test_a_forked_kernel_looks_to_a_notebook_like_one_started_on_its_own(as_root, tmp_path):
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook
+
+    execute, manager = worker._execute_classes()
+    seen = {}
+    for forked_ in (False, True):
+        work = tmp_path / f"forked-{forked_}" / "nano"
+        work.mkdir(parents=True)
+        nb = new_notebook(cells=[new_code_cell(KERNEL_STATE)])
+        nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+        nbformat.write(nb, work / "01.ipynb")
+        manager.runtime = Path(tempfile.mkdtemp(prefix="nano-ipc-"))
+        manager.stderr_path, manager.notebooks, manager.use_zygote = os.devnull, ["01.ipynb"], forked_
+        try:
+            out = execute(timeout=60).preprocess(nb, {"metadata": {"path": str(work)}})[0]
+            assert bool(manager.zygotes) == forked_
+        finally:
+            manager.close_zygotes()
+            sandbox.settle(manager.runtime)
+            shutil.rmtree(manager.runtime)
+            manager.runtime = None
+        state = json.loads(out.cells[0].outputs[0]["text"])
+        seen[forked_] = {**state, "cwd": Path(state["cwd"]).relative_to(work.parent.parent).parts[1:],
+                         "path": [p for p in state["path"] if not p.startswith(str(tmp_path))],
+                         "env": {**state["env"], "PWD": ""}}
+    assert seen[True] == seen[False]
+    assert not seen[True]["uid_is_root"] and seen[True]["caps"] == ["0000000000000000"] * 3
 
 
 # ---------------------------------------------------------------------------------------------

@@ -1,0 +1,130 @@
+"""A kernel zygote: the Python inside one student's sandbox that imports a kernel's libraries
+once and forks each of that student's notebook kernels from itself, already imported.
+
+Not imported by the grader: sandbox.Zygote runs this file's source inside the sandbox, as
+`python -c SOURCE control_fd cpu memory processes file_size module...`, as root with no
+capability but CAP_SETUID and CAP_SETGID. It imports the modules named (the kernel and the
+SDK: no student code), says "ready" on the control socket, then answers each request there, a
+JSON object with a file descriptor attached, by forking. The child drops to the request's uid
+under the sandbox's limits, enters the student's folder and runs the kernel module as
+`python -m` would. The attached descriptor is the grader's line to that kernel: when the
+kernel ends, its exit status is written there; when the grader closes its end, the kernel is
+killed. Closing the control socket ends every kernel and the zygote.
+"""
+
+import gc
+import json
+import os
+import resource
+import runpy
+import select
+import signal
+import socket
+import sys
+
+
+def limit(kind: int, soft: int, hard: int) -> None:
+    ceiling = resource.getrlimit(kind)[1]
+    if ceiling != resource.RLIM_INFINITY:
+        soft, hard = min(soft, ceiling), min(hard, ceiling)
+    resource.setrlimit(kind, (soft, hard))
+
+
+def kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
+
+
+def serve(control: socket.socket) -> dict:
+    """Fork a kernel per request until the control socket closes; return only in a child."""
+    wake_r, wake_w = os.pipe2(os.O_NONBLOCK | os.O_CLOEXEC)
+    signal.set_wakeup_fd(wake_w)
+    signal.signal(signal.SIGCHLD, lambda *_: None)
+    lines: dict[int, socket.socket | None] = {}  # kernel pid -> the grader's line to it
+    control.sendall(b"ready")
+    while True:
+        watched = [control, wake_r, *(line for line in lines.values() if line is not None)]
+        try:
+            ready, _, _ = select.select(watched, [], [])
+        except InterruptedError:
+            ready = []
+        if control in ready:
+            message, fds, _, _ = socket.recv_fds(control, 1 << 16, 1)
+            if not message:
+                for pid in lines:
+                    kill(pid)
+                sys.exit(0)
+            request = json.loads(message)
+            line = socket.socket(fileno=fds[0])
+            pid = os.fork()
+            if pid == 0:
+                signal.set_wakeup_fd(-1)
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                for fd in (wake_r, wake_w):
+                    os.close(fd)
+                for other in (control, line, *(o for o in lines.values() if o is not None)):
+                    other.close()
+                return request
+            lines[pid] = line
+            control.sendall(json.dumps({"pid": pid}).encode())
+        for pid, line in list(lines.items()):
+            if line is not None and line in ready:  # the grader let go: the kernel goes too
+                kill(pid)
+                line.close()
+                lines[pid] = None
+        if wake_r in ready:
+            while True:
+                try:
+                    if not os.read(wake_r, 512):
+                        break
+                except BlockingIOError:
+                    break
+        while lines:
+            pid, status = os.waitpid(-1, os.WNOHANG)
+            if pid == 0:
+                break
+            line = lines.pop(pid, None)
+            if line is not None:
+                code = os.waitstatus_to_exitcode(status)
+                try:
+                    line.sendall(str(code if code >= 0 else 128 - code).encode())
+                except OSError:
+                    pass
+                line.close()
+
+
+def become(request: dict, cpu: int, memory: int, processes: int, size: int) -> None:
+    """In the forked child: the sandbox's limits and uid, the student's folder and environment."""
+    limit(resource.RLIMIT_CPU, cpu, cpu + 5)
+    limit(resource.RLIMIT_AS, memory, memory)
+    limit(resource.RLIMIT_NPROC, processes, processes)
+    limit(resource.RLIMIT_FSIZE, size, size)
+    limit(resource.RLIMIT_CORE, 0, 0)
+    uid = int(request["uid"])
+    if uid >= 0:
+        os.setgroups([])
+        os.setresgid(uid, uid, uid)
+        os.setresuid(uid, uid, uid)
+    os.chdir(request["cwd"])
+    os.environ.clear()
+    os.environ.update(request["env"])
+    sys.argv = [request["module"], *request["args"]]
+    sys.path.insert(0, request["cwd"])  # as `python -m` does
+
+
+if __name__ == "__main__":
+    control = socket.socket(fileno=int(sys.argv[1]))
+    cpu, memory, processes, size = (int(a) for a in sys.argv[2:6])
+    del sys.path[0]  # "": the zygote's own folder, "/"; nothing is imported from a student's
+    limit(resource.RLIMIT_AS, memory, memory)
+    limit(resource.RLIMIT_CORE, 0, 0)
+    for name in sys.argv[6:]:
+        __import__(name)
+    gc.collect()
+    gc.freeze()  # each kernel's collections skip what was imported here, and leave its pages shared
+    request = serve(control)
+    become(request, cpu, memory, processes, size)
+    del control, request
+    runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)
