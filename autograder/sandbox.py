@@ -12,6 +12,10 @@ As root (CI, this machine) the wrapper also drops to a uid of the sandbox's own,
 does not enforce RLIMIT_NPROC for root: the folders the sandbox may write are handed over to
 that uid, and `settle` takes them back (and removes what the grader must not follow, such as
 symbolic links) once the sandboxed process has ended.
+
+Also as root, a `Zygote` is one such sandbox made for all of a student's notebook kernels: its
+Python imports ipykernel and the SDK once, and forks each kernel, which then drops to the
+sandbox's uid and limits as the wrapper does (zygote.py runs inside).
 """
 
 import contextlib

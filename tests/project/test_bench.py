@@ -4,6 +4,7 @@ The comparison is checked on its own (a gradebook with one cell changed must be 
 different), then the whole bench runs on a tiny class with real nbgrader on both sides.
 """
 
+import os
 import re
 import shutil
 from pathlib import Path
@@ -58,12 +59,17 @@ def test_the_comparison_finds_one_changed_cell_score(mini_course, tmp_path):
 
 @pytest.mark.slow
 def test_the_bench_grades_a_tiny_class_both_ways_with_identical_scores(capsys):
-    code = cli.main(["bench", "--students", "2"])
+    code = cli.main(["bench", "--students", "2", "--profile"])
     lines = capsys.readouterr().out.strip().splitlines()
     assert re.fullmatch(r"speedup: \d+\.\d\dx vs nbgrader autograde, scores identical: yes", lines[-1]), lines
     assert code == 0
     assert any(line.startswith("nbgrader autograde") for line in lines)
     assert any(line.startswith("nano-course grade") for line in lines)
+    costs = {line.rsplit(None, 2)[0].strip(): float(line.split()[-2]) for line in lines if line.endswith(" s")}
+    assert costs["kernel start, to ready (stock: each notebook)"] > 0
+    if os.geteuid() == 0:  # as root, kernels are forked from a student's zygote
+        assert costs["kernel forked from it, to ready (ours: each notebook)"] > 0
+        assert "zygote start, as root (ours: once a student)" in costs
 
 
 def test_bench_refuses_a_class_of_no_students(capsys):
