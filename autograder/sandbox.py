@@ -15,7 +15,7 @@ symbolic links) once the sandboxed process has ended.
 
 Also as root, a `Zygote` is one such sandbox made for all of a student's notebook kernels: its
 Python imports ipykernel and the SDK once, and forks each kernel, which then drops to the
-sandbox's uid and limits as the wrapper does (zygote.py runs inside).
+sandbox's uid and limits as the wrapper does (inside.py is what runs first inside both).
 """
 
 import contextlib
@@ -66,29 +66,8 @@ MISSING = ("bwrap (bubblewrap) is missing or does not work here, and student cod
            "sandbox: apt-get install bubblewrap, or pass --unsafe to grade unconfined")
 FIRST_UID = 2_000_000_000  # sandbox uids (as root): unused by any account, one per sandbox
 
-# Runs inside the sandbox as `python -S -c LIMITER cpu memory processes file_size uid workdir argv...`
-# (it enters workdir only as `uid`: root without capabilities may not).
-LIMITER = """\
-import os, resource, sys
-def limit(kind, soft, hard):
-    ceiling = resource.getrlimit(kind)[1]
-    if ceiling != resource.RLIM_INFINITY:
-        soft, hard = min(soft, ceiling), min(hard, ceiling)
-    resource.setrlimit(kind, (soft, hard))
-cpu, memory, processes, size, uid = (int(a) for a in sys.argv[1:6])
-limit(resource.RLIMIT_CPU, cpu, cpu + 5)
-limit(resource.RLIMIT_AS, memory, memory)
-limit(resource.RLIMIT_NPROC, processes, processes)
-limit(resource.RLIMIT_FSIZE, size, size)
-limit(resource.RLIMIT_CORE, 0, 0)
-if uid >= 0:
-    os.setgroups([])
-    os.setresgid(uid, uid, uid)
-    os.setresuid(uid, uid, uid)
-os.chdir(sys.argv[6])
-os.environ["PWD"] = sys.argv[6]
-os.execvp(sys.argv[7], sys.argv[7:])
-"""
+# Runs first inside every sandbox, as root: the limits, the uid, the folder (see inside.py).
+INSIDE = (Path(__file__).parent / "inside.py").read_text()
 
 _owners: dict[Path, int] = {}  # folder handed over -> the sandbox uid that holds it
 _reserved: set[int] = set()  # uids of live zygotes, whichever folders they hold now
@@ -132,7 +111,7 @@ def wrap(argv: list[str], *, workdir: Path, writable: Sequence[Path] = (), limit
             for folder in open_:
                 _hand_over(folder, uid)
     return _confined(open_, hide, limits, env) + [
-        sys.executable, "-S", "-c", LIMITER, str(limits.cpu), str(limits.memory),
+        sys.executable, "-S", "-c", INSIDE, "exec", str(limits.cpu), str(limits.memory),
         str(limits.processes), str(limits.file_size), str(uid), str(workdir), *argv]
 
 
@@ -196,7 +175,6 @@ def _variables(env: Mapping[str, str] | None) -> dict[str, str]:
 
 
 PRELOAD = ("ipykernel.kernelapp", "ipykernel.ipkernel", "anthropic")
-ZYGOTE = (Path(__file__).parent / "zygote.py").read_text()
 READY_WAIT = 60  # seconds a zygote may take to import PRELOAD
 # Runs outside the sandbox, in place of a kernel forked by a zygote: `python -S -c RELAY fd`
 # waits on the kernel's line and exits with its status; killed, it closes the line and the
@@ -212,7 +190,7 @@ sys.exit(int(status) if status.isdigit() else 1)
 
 
 class Zygote:
-    """A sandbox made once for all of one student's kernels (see zygote.py): its Python has
+    """A sandbox made once for all of one student's kernels (see inside.py): its Python has
     imported PRELOAD, and each kernel is forked from it, already imported, instead of starting
     a Python and a sandbox of its own (about 0.3 s of CPU a kernel, and 1.1 s more for each
     notebook that imports the SDK). Its kernels share its view, its /tmp and one sandbox uid,
@@ -245,7 +223,7 @@ class Zygote:
             self.process = subprocess.Popen(
                 _confined(self.folders, sorted(self.hidden), limits, env,
                           caps=("CAP_SETUID", "CAP_SETGID", "CAP_KILL")) + [
-                    sys.executable, "-c", ZYGOTE, str(theirs.fileno()), str(limits.cpu),
+                    sys.executable, "-c", INSIDE, "zygote", str(theirs.fileno()), str(limits.cpu),
                     str(limits.memory), str(limits.processes), str(limits.file_size), *preload],
                 pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=stdout or subprocess.DEVNULL,
                 stderr=stderr or subprocess.DEVNULL, start_new_session=True)

@@ -1,15 +1,19 @@
-"""A kernel zygote: the Python inside one student's sandbox that imports a kernel's libraries
-once and forks each of that student's notebook kernels from itself, already imported.
+"""What runs first inside a sandbox (sandbox.py), as root, before any student code: it puts the
+process under the sandbox's limits and drops it to the sandbox's uid, either once, for one
+command, or for each kernel of a student, forked from a zygote.
 
-Not imported by the grader: sandbox.Zygote runs this file's source inside the sandbox, as
-`python -c SOURCE control_fd cpu memory processes file_size module...`, as root with no
-capability but CAP_SETUID and CAP_SETGID. It imports the modules named (the kernel and the
-SDK: no student code), says "ready" on the control socket, then answers each request there, a
-JSON object with a file descriptor attached, by forking. The child drops to the request's uid
-under the sandbox's limits, enters the student's folder and runs the kernel module as
-`python -m` would. The attached descriptor is the grader's line to that kernel: when the
-kernel ends, its exit status is written there; when the grader closes its end, the kernel is
-killed. Closing the control socket ends every kernel and the zygote.
+Not imported by the grader: sandbox.py runs this file's source inside the sandbox, as root with
+no capability but CAP_SETUID and CAP_SETGID (and CAP_KILL for a zygote):
+
+- `python -S -c SOURCE exec cpu memory processes file_size uid workdir argv...` (sandbox.wrap):
+  the limits, the uid and the folder, then exec of `argv`.
+- `python -c SOURCE zygote control_fd cpu memory processes file_size module...` (sandbox.Zygote):
+  import the modules named (the kernel and the SDK: no student code), say "ready" on the
+  control socket, then answer each request there, a JSON object with a file descriptor
+  attached, by forking. The child takes the limits, the request's uid and folder and runs the
+  kernel module as `python -m` would. The attached descriptor is the grader's line to that
+  kernel: when the kernel ends, its exit status is written there; when the grader closes its
+  end, the kernel is killed. Closing the control socket ends every kernel and the zygote.
 """
 
 import gc
@@ -95,32 +99,41 @@ def serve(control: socket.socket) -> dict:
                 line.close()
 
 
-def become(request: dict, cpu: int, memory: int, processes: int, size: int) -> None:
-    """In the forked child: the sandbox's limits and uid, the student's folder and environment."""
+def confine(cpu: int, memory: int, processes: int, size: int, uid: int, workdir: str) -> None:
+    """The sandbox's limits, then its uid (for good: root without capabilities may not enter
+    the folder the uid was handed), then its folder."""
     limit(resource.RLIMIT_CPU, cpu, cpu + 5)
     limit(resource.RLIMIT_AS, memory, memory)
     limit(resource.RLIMIT_NPROC, processes, processes)
     limit(resource.RLIMIT_FSIZE, size, size)
     limit(resource.RLIMIT_CORE, 0, 0)
-    uid = int(request["uid"])
     if uid >= 0:
         os.setgroups([])
         os.setresgid(uid, uid, uid)
         os.setresuid(uid, uid, uid)
-    os.chdir(request["cwd"])
+    os.chdir(workdir)
+
+
+def become(request: dict, cpu: int, memory: int, processes: int, size: int) -> None:
+    """In a forked child: confined as the request says, with the student's environment."""
+    confine(cpu, memory, processes, size, int(request["uid"]), request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
     sys.argv = [request["module"], *request["args"]]
     sys.path.insert(0, request["cwd"])  # as `python -m` does
 
 
-if __name__ == "__main__":
-    control = socket.socket(fileno=int(sys.argv[1]))
-    cpu, memory, processes, size = (int(a) for a in sys.argv[2:6])
+if __name__ == "__main__" and sys.argv[1] == "exec":
+    confine(*(int(a) for a in sys.argv[2:7]), sys.argv[7])
+    os.environ["PWD"] = sys.argv[7]
+    os.execvp(sys.argv[8], sys.argv[8:])
+elif __name__ == "__main__":
+    control = socket.socket(fileno=int(sys.argv[2]))
+    cpu, memory, processes, size = (int(a) for a in sys.argv[3:7])
     del sys.path[0]  # "": the zygote's own folder, "/"; nothing is imported from a student's
     limit(resource.RLIMIT_AS, memory, memory)
     limit(resource.RLIMIT_CORE, 0, 0)
-    for name in sys.argv[6:]:
+    for name in sys.argv[7:]:
         __import__(name)
     gc.collect()
     gc.freeze()  # each kernel's collections skip what was imported here, and leave its pages shared
