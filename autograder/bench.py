@@ -191,7 +191,7 @@ def forked_kernel() -> dict[str, float]:
                 kc.stop_channels()
                 run_sync(km.shutdown_kernel)(now=True)
         finally:
-            manager.close_zygotes()
+            manager.close_zygote()
             sandbox.settle(manager.runtime, Path(tmp))
             manager.runtime = None
     return {"zygote start, as root (ours: once a student)": seconds[0] - seconds[1],

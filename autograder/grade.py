@@ -170,12 +170,12 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
             report(_finish(course, student, outcome, lectures))
             if feedback:  # while the workers grade the next ones
                 feedback_pages.write_student(course, grades[student])
-        if checker is not None:
-            checker.join()
-        failed = json.loads(reference.read_text(encoding="utf-8")).get("error") if checker else None
-        shutil.rmtree(scratch, ignore_errors=True)
-        if failed:
-            raise RuntimeError(failed)
+        try:
+            if checker is not None:
+                checker.join()
+                verify.wait_for_reference(reference, limit=0)  # raises what stopped the reference
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
 
         ordered = [grades[h.student] for h in hand_ins]
         write_csv(ordered, numbers, course / "grades.csv")

@@ -216,7 +216,7 @@ def grade_one(job: dict) -> dict:
     try:
         return _autograde(job, config, timeout, started)
     finally:
-        manager.close_zygotes()
+        manager.close_zygote()
         if manager.runtime is not None:
             sandbox.settle(manager.runtime)
             shutil.rmtree(manager.runtime, ignore_errors=True)
@@ -281,7 +281,7 @@ def _autograde_runs(api, student: str, names: list[str]) -> list[tuple[str, dict
             try:
                 return capture_log(app)
             finally:  # a later run may remove the folder its kernels were forked into
-                _execute_classes()[1].close_zygotes()
+                _execute_classes()[1].close_zygote()
 
     if not names:
         return []
@@ -393,7 +393,7 @@ def _execute_classes():
         runtime: Path | None = None  # set per student by grade_one; None: not sandboxed (--unsafe)
         notebooks: list[str] = []  # set per student by grade_one: the notebooks nbgrader will write
         use_zygote = True  # per student: False once a zygote failed to start
-        zygotes: dict = {}  # the kernels' folder -> its live sandbox.Zygote
+        zygote = None  # the student's live sandbox.Zygote, made by the first kernel of a run
 
         async def _async_pre_start_kernel(self, **kw):
             if QuietKernelManager.runtime is not None and self.transport != "ipc":
@@ -435,32 +435,29 @@ def _execute_classes():
             if (os.geteuid() != 0 or not cls.use_zygote or kernel_cmd[1:3] != ["-m", "ipykernel_launcher"]
                     or os.path.realpath(kernel_cmd[0]) != os.path.realpath(sys.executable)):
                 return None
-            zygote = cls.zygotes.get(cwd)
-            if zygote is not None and zygote.serves(cwd, shown, env):
-                return zygote
-            if zygote is not None:
-                cls.close_zygotes()
+            if cls.zygote is not None and cls.zygote.serves(cwd, shown, env):
+                return cls.zygote
+            cls.close_zygote()
             try:
                 with open(cls.stderr_path, "ab") as log:
-                    zygote = sandbox.Zygote(cwd, writable=[cls.runtime], env=env, stderr=log,
-                                            hide=sorted({*shown, *(cwd / name for name in cls.notebooks)}))
+                    cls.zygote = sandbox.Zygote(cwd, writable=[cls.runtime], env=env, stderr=log,
+                                                hide=sorted({*shown, *(cwd / name for name in cls.notebooks)}))
             except RuntimeError as exc:
                 cls._give_up(exc)
-                return None
-            cls.zygotes[cwd] = zygote
-            return zygote
+            return cls.zygote
 
         @classmethod
         def _give_up(cls, exc: Exception) -> None:
             with open(cls.stderr_path, "a") as log:
                 print(f"[grading: {exc}; each kernel starts on its own]", file=log)
-            cls.close_zygotes()
+            cls.close_zygote()
             cls.use_zygote = False
 
         @classmethod
-        def close_zygotes(cls) -> None:
-            while cls.zygotes:
-                cls.zygotes.popitem()[1].close()
+        def close_zygote(cls) -> None:
+            zygote, cls.zygote = cls.zygote, None
+            if zygote is not None:
+                zygote.close()
 
         def client(self, **kwargs):
             kc = super().client(**kwargs)

@@ -394,9 +394,9 @@ def test_a_forked_kernel_looks_to_a_notebook_like_one_started_on_its_own(as_root
         manager.stderr_path, manager.notebooks, manager.use_zygote = os.devnull, ["01.ipynb"], forked_
         try:
             out = execute(timeout=60).preprocess(nb, {"metadata": {"path": str(work)}})[0]
-            assert bool(manager.zygotes) == forked_
+            assert (manager.zygote is not None) == forked_
         finally:
-            manager.close_zygotes()
+            manager.close_zygote()
             sandbox.settle(manager.runtime)
             shutil.rmtree(manager.runtime)
             manager.runtime = None
