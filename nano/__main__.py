@@ -9,7 +9,9 @@
                                     carries the recorded conversation; the recorded lines are
                                     typed for you, and you answer the gate
 
-Both together replay a recording and record the replay. The model is `finished_only(call_model)`:
+Both together replay a recording and record the replay. A replay whose requests left the
+recording (a file that differs, another answer at the gate) or that stopped before its last
+recorded request says so and exits with status 1. The model is `finished_only(call_model)`:
 a reply cut off at max_tokens, or a refusal, is a failed turn that main reports and drops.
 """
 
@@ -121,6 +123,23 @@ def run(argv: list[str] | None = None) -> int:
             print()
         if options.record:
             save(Path(options.record), ask, recorder, messages)
+        if recording is not None:
+            return followed(server, options.replay)
+    return 0
+
+
+def followed(server: Any, path: str) -> int:
+    """0 when the replay sent every recorded request as recorded; else say where it left, 1."""
+    if server.strayed:
+        print(f"nano: the replay left {path} at {server.strayed[0]}. A replay follows "
+              "only the session it recorded: the same files (start from a fresh copy of the "
+              "workspace) and the same answers at the gate.", file=sys.stderr)
+        return 1
+    if server.unused:
+        total = len(server.script)
+        print(f"nano: the replay stopped after {total - server.unused} of the {total} recorded "
+              f"requests of {path}.", file=sys.stderr)
+        return 1
     return 0
 
 

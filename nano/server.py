@@ -284,7 +284,8 @@ class MessagesServer(_Loopback):
     `models`: the model ids it knows (None: all); others get 404. `expect`: fields every request
     must carry with exactly these values, e.g. {"max_tokens": 8192}; a difference gets a 400.
     `conversations`: for each slot, the messages its request must carry (None: any); a request
-    whose messages differ gets a 400 saying where, and the slot waits for a request that fits.
+    whose messages differ gets a 400 saying where, and the slot waits for a request that fits;
+    `server.strayed` keeps what each such 400 said, and `server.unused` counts the slots left.
     """
 
     def __init__(self, replies: Iterable[Any] = (), *, api_key: str | None = None,
@@ -299,6 +300,7 @@ class MessagesServer(_Loopback):
         self.max_body = max_body
         self.port = port
         self.requests: list[Request] = []
+        self.strayed: list[str] = []  # why each request that left the recorded conversation did
         self._used = 0  # slots of the script answered so far
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
@@ -324,6 +326,12 @@ class MessagesServer(_Loopback):
                   for exchange in exchanges]
         conversations = [(exchange.get("body") or {}).get("messages") for exchange in exchanges]
         return cls(script, conversations=conversations, **options)
+
+    @property
+    def unused(self) -> int:
+        """How many slots of the script no request has had yet."""
+        with self._lock:
+            return len(self.script) - self._used
 
     def answer(self, method: str, path: str, headers: dict[str, str],
                raw: bytes | None) -> tuple[int, dict[str, str], dict[str, Any]]:
@@ -391,6 +399,7 @@ class MessagesServer(_Loopback):
         difference = None if recorded is None else _difference(recorded, body["messages"],
                                                                "messages")
         if difference:
+            self.strayed.append(f"recorded request {self._used + 1}: {difference}")
             return _error(400, f"This is not the conversation of recorded request "
                                f"{self._used + 1}: {difference}; a replay can only follow the "
                                "session it recorded.")
@@ -482,7 +491,28 @@ def _difference(recorded: Any, sent: Any, where: str) -> str | None:
         return None
     if recorded == sent and type(recorded) is type(sent):
         return None
+    if isinstance(recorded, str) and isinstance(sent, str):
+        return _text_difference(recorded, sent, where)
     return f"{where} is {_brief(sent)} where the recording has {_brief(recorded)}"
+
+
+def _text_difference(recorded: str, sent: str, where: str) -> str:
+    """Where two strings part, in words: their first differing line, from where it differs."""
+    then, now = recorded.split("\n"), sent.split("\n")
+    line = next((i for i, (a, b) in enumerate(zip(then, now)) if a != b), min(len(then), len(now)))
+    if line == len(now):
+        return (f"{where} ends after line {line} where the recording goes on with line {line + 1}: "
+                f"{_brief(then[line])}")
+    if line == len(then):
+        return (f"{where} goes on after line {line}, where the recording ends, with line "
+                f"{line + 1}: {_brief(now[line])}")
+    a, b = then[line], now[line]
+    column = next((i for i, (x, y) in enumerate(zip(a, b)) if x != y), min(len(a), len(b)))
+    start = max(0, column - 20)  # a little context before the first differing character
+    if start:
+        a, b = "..." + a[start:], "..." + b[start:]
+    at = f", line {line + 1}," if len(then) > 1 or len(now) > 1 else ""
+    return f"{where}{at} is {_brief(b)} where the recording has {_brief(a)}"
 
 
 def _brief(value: Any) -> str:

@@ -124,13 +124,39 @@ def test_a_session_with_failed_turns_records_and_replays_the_same(tmp_path):
     assert FIX in (folder / "fixtures" / "convert.py").read_text()
 
 
-def test_replaying_a_session_differently_fails_the_turn_and_says_where(tmp_path):
+def test_replaying_a_session_differently_fails_the_turn_says_where_and_exits_1(tmp_path):
     folder = workspace(tmp_path)
     done = nano(folder, "--replay", str(TRACE_PATH), typed="n\n")
-    assert done.returncode == 0 and not done.stderr, done.stderr
+    assert done.returncode == 1, done.stdout + done.stderr
     errors = [line for line in done.stdout.splitlines() if line.startswith("error: ")]
     assert len(errors) == 1 and "recorded request 3: messages[4].content[0].content" in errors[0]
     assert BUG in (folder / "fixtures" / "convert.py").read_text(), "the human said n"
+    said = done.stderr.strip().splitlines()
+    assert len(said) == 1 and said[0].startswith(f"nano: the replay left {TRACE_PATH} at "
+                                                 "recorded request 3: "), done.stderr
+
+
+def test_a_replay_where_the_bug_is_already_fixed_shows_the_first_differing_line(tmp_path):
+    """The fixture was fixed by an earlier run: the read_file result differs at line 5."""
+    folder = workspace(tmp_path)
+    convert = folder / "fixtures" / "convert.py"
+    convert.write_text(convert.read_text().replace(BUG, FIX))
+    done = nano(folder, "--replay", str(TRACE_PATH), typed="y\n")
+    assert done.returncode == 1, done.stdout + done.stderr
+    where = (f'messages[2].content[0].content, line 5, is "    {FIX}" where the recording has '
+             f'"    {BUG}"')
+    errors = [line for line in done.stdout.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1 and f"recorded request 2: {where};" in errors[0], done.stdout
+    said = done.stderr.strip().splitlines()
+    assert len(said) == 1 and where in said[0] and "fresh copy of the workspace" in said[0]
+
+
+def test_a_replay_that_stops_before_the_last_recorded_request_exits_1(tmp_path):
+    """Input closes at the gate: the edit is never answered, so request 3 is never sent."""
+    done = nano(workspace(tmp_path), "--replay", str(TRACE_PATH), typed="")
+    assert done.returncode == 1, done.stdout + done.stderr
+    assert done.stderr == (f"nano: the replay stopped after 2 of the 3 recorded requests of "
+                           f"{TRACE_PATH}.\n")
 
 
 def test_a_recording_that_cannot_be_read_or_written_is_one_sentence_before_any_prompt(tmp_path):
