@@ -2,9 +2,6 @@
 (notebooks, check, samples) and the grading benchmark (bench)."""
 
 import argparse
-import os
-import shlex
-import shutil
 import sys
 from pathlib import Path
 
@@ -20,10 +17,6 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--db-url", default=None,
                        help="keep the gradebook in this database (postgresql://...) instead of "
                             "COURSE/gradebook.db; written to nbgrader_config.py")
-    build.add_argument("--exchange", type=Path, default=None, metavar="DIR",
-                       help="nbgrader's exchange, where students fetch and submit: a folder every "
-                            "student can reach (default: COURSE/exchange, or the one the course has); "
-                            "written to nbgrader_config.py")
 
     student = commands.add_parser("student", help="write a fresh student workspace (the release) at DIR")
     student.add_argument("dir", type=Path)
@@ -97,10 +90,8 @@ def main(argv: list[str] | None = None) -> int:
 def _build(args) -> int:
     from autograder import release
 
-    folder = release.build_course(args.out, db_url=args.db_url, exchange=args.exchange)
-    settings = release.course_settings(args.out.resolve())
-    print(f"built the course in {args.out.resolve()}: release in {folder}, nbgrader's exchange in "
-          f"{settings.exchange or 'the nbgrader default (nbgrader_config.py sets none)'}")
+    folder = release.build_course(args.out, db_url=args.db_url)
+    print(f"built the course in {args.out.resolve()}: release in {folder}")
     return 0
 
 
@@ -109,74 +100,20 @@ def _student(args) -> int:
 
     from autograder import release
 
-    problem = _not_a_new_folder(args.dir) or (args.course and _not_a_course(args.course))
-    if problem:
-        print(f"nano-course student: {problem}", file=sys.stderr)
-        return 2
-    activate = _activate()  # before building: the build puts this environment's scripts on PATH
     if args.course is not None:
         workspace = release.make_workspace(args.course / "release" / release.ASSIGNMENT, args.dir)
     else:
         with tempfile.TemporaryDirectory(prefix="nano-course-") as tmp:
             workspace = release.make_workspace(release.build_course(Path(tmp)), args.dir)
     print(f"student workspace ready in {workspace}\n"
-          f"next: {activate}cd {shlex.quote(str(workspace))} && {_jupyter_lab()}\n"
-          "then follow the notebook; ./ok 00 checks lecture 01 once you have written warmup "
-          "in nano/protocol.py (until then it fails, as every stub does)")
+          f"next, with this environment active: cd {workspace} && ./ok 00 && "
+          "jupyter lab 01-shape-of-an-agent.ipynb")
     return 0
-
-
-def _not_a_new_folder(path: Path) -> str | None:
-    """Why `path` cannot become a new workspace, in a sentence; None when it can."""
-    if path.is_file():
-        return f"{path} is a file: name a new folder for the workspace"
-    if path.is_dir() and any(path.iterdir()):
-        return f"{path} already exists and is not empty: name a new folder for the workspace"
-    parent = next((p for p in path.absolute().parents if p.exists()), None)
-    if parent is not None and not parent.is_dir():
-        return f"cannot make the folder {path}: {parent} is a file, not a folder"
-    return None
-
-
-def _not_a_course(course: Path) -> str | None:
-    """Why `course` has no release to copy, in a sentence; None when it has one."""
-    from autograder.release import ASSIGNMENT
-
-    build = f"build one there with nano-course build --out {course}, or leave out --course"
-    if not course.exists():
-        return f"there is no course at {course}: {build}"
-    if not course.is_dir():
-        return (f"{course} is a file: --course names the folder nano-course build made "
-                "(or leave it out)")
-    if not (course / "release" / ASSIGNMENT / "ok").is_file():
-        return f"{course} is not a built nano course (it has no release/{ASSIGNMENT}): {build}"
-    return None
-
-
-def _activate() -> str:
-    """How to make this environment the shell's, when it is not already: '' or 'source ... && '."""
-    here = Path(sys.executable).parent
-    found = shutil.which("jupyter")
-    if found and Path(found).parent.resolve() == here.resolve():
-        return ""
-    if (here / "activate").is_file():
-        return f"source {shlex.quote(str(here / 'activate'))} && "
-    return f"export PATH={shlex.quote(str(here))}:\"$PATH\" && "  # conda, or no venv: its scripts first
-
-
-def _jupyter_lab() -> str:
-    """The command that opens lecture 01; as root JupyterLab also needs --allow-root."""
-    root = " --allow-root" if os.geteuid() == 0 else ""
-    return f"jupyter lab{root} 01-shape-of-an-agent.ipynb"
 
 
 def _grade(args) -> int:
     from autograder import grade, sandbox
 
-    if args.workers is not None and args.workers < 1:
-        raise ValueError(f"--workers must be at least 1, not {args.workers}")
-    if args.timeout is not None and args.timeout < 1:
-        raise ValueError(f"--timeout must be at least 1 (seconds a cell may run), not {args.timeout}")
     if not args.submissions.is_dir():
         raise OSError(f"{args.submissions} is not a folder of submissions")
     if args.unsafe:
@@ -187,7 +124,7 @@ def _grade(args) -> int:
         return 2
     workers = args.workers if args.workers is not None else grade.default_workers()
     grade.grade_all(args.submissions, args.course, echo=lambda line: print(line, flush=True),
-                    workers=workers, timeout=args.timeout, unsafe=args.unsafe,
+                    workers=max(1, workers), timeout=args.timeout, unsafe=args.unsafe,
                     scheduler=args.scheduler, db_url=args.db_url,
                     check=not args.no_verify)
     return 0
