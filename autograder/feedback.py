@@ -1,24 +1,39 @@
-"""Feedback a student can read: which graded behaviours passed, which failed, and why.
+"""Feedback a student can read: which graded behaviours passed, which failed, why, and what to reread.
 
 `write_student` writes `COURSE/feedback/<student>/index.html` (the lectures, their scores and
-what went wrong with the hand-in) and one page per lecture (each graded behaviour, its points,
-and for a failure the message of the failing check, which names the section to reread). The
+what went wrong with the hand-in) and one page per lecture: each graded behaviour in words (the
+cell's `nano.behaviour` metadata, see `described`), its points, and for a failure what went
+wrong and the section of the lecture to reread (the `## N. Title` the cell sits under). The
 pages are built from the gradebook, the outputs of the autograded notebooks and the independent
-check's verdict (a pass it did not confirm scores 0, and the page says so), never from
-nbgrader's generate_feedback, which would show the hidden tests (nbgrader issue #917): no
-cell source and no traceback reaches them. Everything a student controls is escaped.
+check's verdict, never from nbgrader's generate_feedback, which shows the hidden tests (nbgrader
+issue #917): no cell source and no traceback reaches them.
+
+Student code runs in the kernel beside the hidden tests and can read them (the calling frame,
+linecache, IPython's history), so a failure's message is shown only as the grader wrote it: an
+assertion or raise of the test cell (or of nano/testing.py) whose message matches what that code
+can produce. Whatever came from student code, and every value interpolated into a grader's
+message, is shown only after `sanitise`: printable, bounded, and withheld when any reading of it
+(as written, reversed, Caesar-shifted such as rot13, base64/base32/hex-decoded) shares a run of
+16 letters and digits with the hidden tests that the release does not also show. That stops the
+encodings it knows; for any other, the bound on length is what is left. Everything a student
+controls is escaped.
 """
 
+import ast
+import base64
+import binascii
 import functools
 import html
+import re
 import shutil
-from dataclasses import dataclass
+import string
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder import notebooks, release, verify
 
 STYLE = """
-body { font-family: system-ui, sans-serif; max-width: 60rem; margin: 2rem auto; padding: 0 1rem;
+body { font-family: system-ui, sans-serif; max-width: 64rem; margin: 2rem auto; padding: 0 1rem;
        color: #1d1d1f; line-height: 1.45; }
 table { border-collapse: collapse; width: 100%; margin: 1rem 0; }
 th, td { text-align: left; padding: .35rem .6rem; border-bottom: 1px solid #ddd; vertical-align: top; }
@@ -26,9 +41,29 @@ td.num, th.num { text-align: right; white-space: nowrap; }
 .pass { color: #176b2c; font-weight: 600; } .fail { color: #a4161a; font-weight: 600; }
 .partial { color: #8a5a00; font-weight: 600; }
 code, .msg { font-family: ui-monospace, monospace; font-size: .9em; }
+.id { color: #6e6e73; font-size: .8em; }
 .msg { white-space: pre-wrap; color: #444; }
+.reread { font-family: system-ui, sans-serif; color: #1d1d1f; margin-top: .3rem; }
 .problems { background: #fff4e5; border-left: 4px solid #e69500; padding: .5rem 1rem; }
 """
+
+LIMIT = 240  # characters of a message from student code that a page may show
+FIELD_LIMIT = 120  # characters of one value interpolated into a grader's message
+GRAM = 16  # a run of this many letters and digits shared with the hidden tests is a leak
+WITHHELD = "[withheld: it contained text of the hidden tests]"
+LONG_RUN = "[a long run of letters and digits]"  # what base64 and its kind look like: never shown
+# Errors the grading process itself writes into a cell (autograder/worker.py, nbclient).
+GRADER_ERRORS = {"DeadKernelError", "KernelUnresponsive", "NotRun", "NotebookTimeLimit"}
+TIMED_OUT = "this cell ran past its time limit and was interrupted"
+
+
+@dataclass(frozen=True)
+class Described:
+    """What a lecture says about one graded cell: the behaviour in words, the section it is in."""
+
+    grade_id: str
+    words: str  # "agent_loop stops after max_turns model calls and returns 'max_turns'"
+    section: str  # "section 4, Sending the results back, and knowing when to stop"; "" if none
 
 
 @dataclass(frozen=True)
@@ -39,12 +74,24 @@ class Behaviour:
     points: float
     score: float | None  # None: never graded (the notebook was not)
     message: str  # why it failed; empty when it passed
+    words: str = ""
+    section: str = ""
 
     @property
     def status(self) -> str:
         if self.score is None or self.score <= 0:
             return "fail"
         return "pass" if self.score >= self.points - 1e-9 else "partial"
+
+
+@dataclass(frozen=True)
+class Grader:
+    """What a message shown to a student is checked against: the messages the grader's code for
+    one cell can raise, as (exception name, pattern), and the runs of text of the hidden tests
+    that the student never saw (see `sanitise`)."""
+
+    messages: tuple[tuple[str, re.Pattern], ...] = ()
+    secret: frozenset[str] = field(default_factory=frozenset)
 
 
 def title_of(nb) -> str:
@@ -55,6 +102,25 @@ def title_of(nb) -> str:
                 if line.startswith("# "):
                     return line[2:].strip()
     return ""
+
+
+def described(nb) -> dict[str, Described]:
+    """grade_id -> its behaviour in words and its section, for every graded cell of a lecture."""
+    found, section = {}, ""
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            for line in cell.source.splitlines():
+                heading = re.match(r"## (\d+)\.\s+(.*)", line)
+                if heading:
+                    title = re.sub(r"(\s*\([^()]*\))+$", "", heading.group(2)).replace("`", "")
+                    section = f"section {heading.group(1)}, {title.strip()}"
+                elif line.startswith("## "):
+                    section = ""
+        meta = cell.metadata.get("nbgrader", {})
+        if meta.get("grade"):
+            words = cell.metadata.get("nano", {}).get("behaviour") or meta["grade_id"].replace("_", " ")
+            found[meta["grade_id"]] = Described(meta["grade_id"], words, section)
+    return found
 
 
 def _course_notebook(path: Path):
@@ -69,45 +135,231 @@ def _read(path: Path, _mtime: int, _size: int):
     return notebooks.load(path)
 
 
-def hidden_lines(course: Path, notebook: str) -> frozenset[str]:
-    """The lines of `notebook`'s hidden tests (from the course's source), as a student's error
-    message could quote them: student code shares the kernel with the tests and can read them
-    from IPython's history, then raise them as an exception's message."""
+# ---------------------------------------------------------------------------------------------
+# What the grader wrote, and what may not be shown
+
+def _hidden_regions(source: str) -> list[str]:
+    return [part.split("### END HIDDEN TESTS")[0] for part in source.split("### BEGIN HIDDEN TESTS")[1:]]
+
+
+def _normal(text: str) -> str:
+    """Lower-case ASCII letters and digits only: what survives a change of spacing or quoting
+    (other letters are dropped, as rot13 leaves them alone)."""
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+_SHIFTS = [str.maketrans(string.ascii_lowercase, string.ascii_lowercase[k:] + string.ascii_lowercase[:k])
+           for k in range(26)]
+_LETTER = re.compile("[a-z]")
+
+
+def _grams(normal: str) -> set[str]:
+    """Each run of GRAM characters, its letters Caesar-shifted so that the first of them is "a"
+    (digits stay): a shifted text has the same runs as its original."""
+    found = set()
+    for i in range(len(normal) - GRAM + 1):
+        run = normal[i:i + GRAM]
+        first = _LETTER.search(run)
+        found.add(run.translate(_SHIFTS[-(ord(first.group()) - 97) % 26]) if first else run)
+    return found
+
+
+def secret_grams(hidden: str, seen: str) -> frozenset[str]:
+    """The runs of `hidden` (hidden test code) that `seen` (what the release shows) lacks."""
+    return frozenset(_grams(_normal(hidden)) - _grams(_normal(seen)))
+
+
+@functools.lru_cache(maxsize=4)
+def _course_secret(course: Path, _stamp: tuple) -> frozenset[str]:
+    source, released = course / "source" / release.ASSIGNMENT, course / "release" / release.ASSIGNMENT
+    hidden = "\n".join(part for path in sorted(source.glob("*.ipynb"))
+                       for cell in _course_notebook(path).cells for part in _hidden_regions(cell.source))
+    seen = [cell.source for path in sorted(released.glob("*.ipynb")) for cell in _course_notebook(path).cells]
+    seen += [p.read_text(encoding="utf-8", errors="replace") for p in sorted(released.rglob("*.py"))]
+    return secret_grams(hidden, "\n".join(seen))
+
+
+def course_secret(course: Path) -> frozenset[str]:
+    """`secret_grams` of the course: its source notebooks' hidden tests against its release."""
+    source = course / "source" / release.ASSIGNMENT
+    stamp = tuple((p.name, p.stat().st_mtime_ns) for p in sorted(source.glob("*.ipynb")))
+    return _course_secret(course, stamp)
+
+
+def _parts(node) -> list[str | None]:
+    """A message expression as literal text and holes (None) where a value goes."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return [node.value]
+    if isinstance(node, ast.JoinedStr):
+        return [p for value in node.values for p in _parts(value)]
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        return _parts(node.left) + _parts(node.right)
+    return [None]
+
+
+def written_messages(code: str) -> tuple[tuple[str, re.Pattern], ...]:
+    """The messages `code` can raise, as (exception name, pattern matching the whole message):
+    each assert's message, and the first argument of each `raise Name(...)`. A message with too
+    little literal text to tell it from anything (a bare variable) is left out: a message it
+    raised counts as the student's."""
+    lines = [line for line in code.splitlines() if not line.lstrip().startswith(("%", "!"))]
+    try:
+        tree = ast.parse("\n".join(lines))
+    except SyntaxError:
+        return ()
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assert):
+            name, message = "AssertionError", node.msg
+        elif isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
+            func = node.exc.func
+            name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
+            message = node.exc.args[0]
+        else:
+            continue
+        parts = _parts(message) if message is not None else [""]
+        if sum(len(p) for p in parts if p is not None) < 8 and parts != [""]:
+            continue
+        pattern = "".join("(.*?)" if p is None else re.escape(p) for p in parts)
+        found.append((name, re.compile(pattern, re.S)))
+    return tuple(found)
+
+
+@functools.lru_cache(maxsize=4)
+def _helper_messages(path: Path, _mtime: int) -> tuple[tuple[str, re.Pattern], ...]:
+    return written_messages(path.read_text(encoding="utf-8"))
+
+
+def grader_for(course: Path, notebook: str) -> dict[str, Grader]:
+    """grade_id -> the Grader of each graded cell of `notebook` in the course."""
     source = course / "source" / release.ASSIGNMENT / f"{notebook}.ipynb"
     if not source.is_file():
-        return frozenset()
-    found = set()
-    for cell in _course_notebook(source).cells:
-        for part in cell.source.split("### BEGIN HIDDEN TESTS")[1:]:
-            part = part.split("### END HIDDEN TESTS")[0]
-            found |= {line.strip() for line in part.splitlines() if len(line.strip()) >= 12}
-    return frozenset(found)
+        return {}
+    helpers: tuple = ()
+    testing = course / "source" / release.ASSIGNMENT / "nano" / "testing.py"
+    if testing.is_file():
+        helpers = _helper_messages(testing, testing.stat().st_mtime_ns)
+    secret = course_secret(course)
+    return {c.metadata["nbgrader"]["grade_id"]: Grader(written_messages(c.source) + helpers, secret)
+            for c in _course_notebook(source).cells if c.metadata.get("nbgrader", {}).get("grade")}
 
 
-def failure_message(cell, hidden: frozenset[str] = frozenset()) -> str:
-    """What a failed test cell said, without its code: the error's type and message (an
-    assert's message names the section to reread), or the first line it wrote to stderr.
-    A message that quotes a line of `hidden` is withheld."""
-    said = _failure_message(cell)
-    if any(line in said for line in hidden):
-        return "the error message quoted the hidden tests, so it is not shown"
-    return said
+def _decodings(text: str) -> list[str]:
+    """What `text` says if a run of it is base64, base32 or hex."""
+    found = []
+    runs = re.findall(r"[A-Za-z0-9+/_=-]{16,}", text)
+    compact = re.sub(r"[^A-Za-z0-9+/_=-]", "", text)
+    for run in [*runs, compact] if len(compact) >= 16 else runs:
+        run = run.rstrip("=")
+        for start in range(4):
+            piece = run[start:]
+            piece = piece[:len(piece) - len(piece) % 4]
+            try:  # either alphabet: urlsafe's - and _ are standard's + and /
+                found.append(base64.b64decode(piece.replace("-", "+").replace("_", "/")).decode("latin-1"))
+            except (binascii.Error, ValueError):
+                pass
+        for start in range(8):
+            piece = run[start:].upper()
+            for whole in (piece[:len(piece) - len(piece) % 8], piece + "=" * (-len(piece) % 8)):
+                try:
+                    found.append(base64.b32decode(whole).decode("latin-1"))
+                except (binascii.Error, ValueError):
+                    pass
+    for run in re.findall(r"(?:[0-9a-fA-F]{2}[\s:,]?){8,}", text):
+        digits = re.sub(r"[^0-9a-fA-F]", "", run)
+        for start in range(2):
+            piece = digits[start:]
+            try:
+                found.append(bytes.fromhex(piece[:len(piece) - len(piece) % 2]).decode("latin-1"))
+            except ValueError:
+                pass
+    return found
 
 
-def _failure_message(cell) -> str:
-    for output in cell.get("outputs", []):
-        if output.get("output_type") == "error":
-            name, value = output.get("ename", "Error"), str(output.get("evalue", "")).strip()
-            if name == "AssertionError":
-                return value or "a check failed (an assert without a message)"
-            return f"{name}: {value}" if value else name
+def leaks(text: str, secret: frozenset[str]) -> bool:
+    """Whether any reading of `text` shares a run with `secret` (see `secret_grams`): as written
+    or reversed, Caesar-shifted (rot13 is one), or base64/base32/hex-decoded, then reversed."""
+    if not secret or not text:
+        return False
+    readings = [text, text[::-1]]
+    for reading in list(readings):
+        for decoded in _decodings(reading):
+            readings += [decoded, decoded[::-1]]
+    return any(_grams(_normal(reading)) & secret for reading in readings)
+
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[ -/]*[@-~]")
+
+
+def sanitise(text: str, secret: frozenset[str], limit: int = LIMIT) -> str:
+    """`text` from student code as a page may show it: one printable line of at most `limit`
+    characters, long runs that look encoded dropped, WITHHELD if it leaks `secret`."""
+    text = _ANSI.sub("", text)
+    text = re.sub(r"\s+", " ", "".join(ch if ch.isprintable() else " " for ch in text)).strip()
+    text = re.sub(r"[A-Za-z0-9+=]{40,}", LONG_RUN, text)
+    if len(text) > limit:
+        text = text[:limit - 1].rstrip() + "…"
+    return WITHHELD if leaks(text, secret) else text
+
+
+def _exception_name(name: str, secret: frozenset[str]) -> str:
+    name = name.strip()
+    if re.fullmatch(r"[A-Za-z_][A-Za-z0-9_.]{0,60}", name) and not leaks(name, secret):
+        return name
+    return "an exception"
+
+
+def _as_written(name: str, value: str, grader: Grader) -> str | None:
+    """The message as the grader wrote it, each interpolated value sanitised; None if no
+    assertion or raise of the grader's can have produced it."""
+    for raised, pattern in grader.messages:
+        if raised != name:
+            continue
+        match = pattern.fullmatch(value)
+        if match is None:
+            continue
+        out, last = [], 0
+        for i in range(1, (pattern.groups or 0) + 1):
+            out.append(value[last:match.start(i)])
+            out.append(sanitise(match.group(i), grader.secret, FIELD_LIMIT))
+            last = match.end(i)
+        out.append(value[last:])
+        return "".join(out)
+    return None
+
+
+def failure_message(cell, grader: Grader = Grader()) -> str:
+    """What a failed test cell said, without its code: a message the grader wrote (an assertion
+    of the cell names the section to reread), "question N was not answered", or the exception
+    type and sanitised message of student code, or the first line it wrote to stderr."""
+    errors = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"]
+    if any(o.get("ename") == "CellTimeoutError" for o in errors):
+        return TIMED_OUT
+    for output in errors:
+        name, value = str(output.get("ename", "Error")), str(output.get("evalue", "")).strip()
+        unanswered = re.fullmatch(r"name 'answer_q(\d+)\w*' is not defined", value)
+        if name == "NameError" and unanswered:
+            return (f"question {unanswered.group(1)} was not answered: its answer cell did not set "
+                    f"answer_q{unanswered.group(1)} (run it after writing your answer)")
+        if name == "AssertionError" and not value:
+            return "a check failed (an assert without a message)"
+        written = _as_written(name, value, grader)
+        if written is not None:
+            return written[:2000] if name == "AssertionError" else f"{name}: {written[:2000]}"
+        if name in GRADER_ERRORS:
+            return sanitise(value, grader.secret)
+        name = _exception_name(name, grader.secret)
+        return f"your code raised {name}: {sanitise(value, grader.secret)}" if value else f"your code raised {name}"
     for output in cell.get("outputs", []):
         if output.get("output_type") == "stream" and output.get("name") == "stderr":
             first = next((line for line in output.get("text", "").splitlines() if line.strip()), "")
             return ("the cell wrote to stderr, and a graded cell that does scores 0: "
-                    + first.strip()[:300])
+                    + sanitise(first, grader.secret, 300))
     return ""
 
+
+# ---------------------------------------------------------------------------------------------
+# The pages
 
 def behaviours(course: Path, student: str, notebook: str) -> list[Behaviour] | None:
     """The graded behaviours of one lecture notebook for `student`, in notebook order;
@@ -118,6 +370,7 @@ def behaviours(course: Path, student: str, notebook: str) -> list[Behaviour] | N
 
     released = _course_notebook(course / "release" / release.ASSIGNMENT / f"{notebook}.ipynb")
     order = notebooks.points(released)
+    words = described(released)
     with gradebook.open_gradebook(gradebook.url(course)) as gb:
         try:
             submitted = gb.find_submission_notebook(notebook, release.ASSIGNMENT, student)
@@ -130,7 +383,8 @@ def behaviours(course: Path, student: str, notebook: str) -> list[Behaviour] | N
     cells = {}
     if graded.is_file():
         cells = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in notebooks.load(graded).cells}
-    hidden = hidden_lines(course, notebook)
+    graders = grader_for(course, notebook)
+    secret = course_secret(course) if not graders else next(iter(graders.values())).secret
     found = []
     for grade_id in [*order, *sorted(set(points) - set(order))]:
         if grade_id not in points:
@@ -139,11 +393,12 @@ def behaviours(course: Path, student: str, notebook: str) -> list[Behaviour] | N
         cell = cells.get(grade_id)
         message = ""
         if score is None or score < points[grade_id] - 1e-9:
-            message = failure_message(cell, hidden) if cell is not None else ""
+            message = failure_message(cell, graders.get(grade_id, Grader(secret=secret))) if cell is not None else ""
             message = message or ("not run: this notebook was not graded" if cell is None
                                   else "scored less than full points")
+        about = words.get(grade_id, Described(grade_id, grade_id.replace("_", " "), ""))
         found.append(Behaviour(grade_id, points[grade_id], None if score is None else float(score),
-                               message))
+                               message, about.words, about.section))
     return found
 
 
@@ -155,6 +410,11 @@ def _page(title: str, body: str) -> str:
 
 def _points(value: float | None) -> str:
     return "-" if value is None else f"{value:g}"
+
+
+def _section_number(section: str) -> str:
+    match = re.match(r"section (\d+)", section)
+    return match.group(1) if match else ""
 
 
 def write_student(course: Path, grade) -> Path:
@@ -175,9 +435,12 @@ def write_student(course: Path, grade) -> Path:
         total_points += points
         said = [p[4:] for p in grade.problems if p.startswith(f"{number}: ")]
         passed = sum(1 for b in found or [] if b.status == "pass")
+        reread = sorted({_section_number(b.section) for b in found or []
+                         if b.status != "pass" and b.section}, key=int)
         rows.append(f"<tr><td><a href=\"{esc(name)}.html\">{esc(title)}</a></td>"
                     f"<td class=\"num\">{grade.scores.get(number, 0.0):g} / {points:g}</td>"
-                    f"<td class=\"num\">{passed} of {len(found or [])}</td></tr>")
+                    f"<td class=\"num\">{passed} of {len(found or [])}</td>"
+                    f"<td>{esc(', '.join(reread))}</td></tr>")
         (folder / f"{name}.html").write_text(
             _lecture_page(grade, title, number, points, found, said), encoding="utf-8")
     problems = ""
@@ -189,9 +452,10 @@ def write_student(course: Path, grade) -> Path:
     body = (f"<h1>Feedback for {esc(grade.student)}</h1>\n"
             f"<p>Total: <b>{grade.total:g} / {total_points:g}</b> points.</p>\n{problems}\n"
             "<table><tr><th>lecture</th><th class=\"num\">points</th>"
-            "<th class=\"num\">behaviours passed</th></tr>\n" + "\n".join(rows) + "</table>\n"
-            + "<p>Each lecture's page lists its graded behaviours; a failed one says why, and "
-              "which section of the lecture to reread.</p>")
+            "<th class=\"num\">behaviours passed</th><th>sections to reread</th></tr>\n"
+            + "\n".join(rows) + "</table>\n"
+            + "<p>Each lecture's page lists its graded behaviours; a failed one says what went "
+              "wrong, and which section of the lecture to reread.</p>")
     index = folder / "index.html"
     index.write_text(_page(f"Feedback: {grade.student}", body), encoding="utf-8")
     return index
@@ -212,13 +476,17 @@ def _lecture_page(grade, title: str, number: str, points: float, found, said: li
     rows = []
     unconfirmed = verify.unconfirmed_in(grade.problems)
     for b in found:
-        if b.grade_id in unconfirmed:  # nbgrader's output shows a pass: say why it scores 0
-            b = Behaviour(b.grade_id, b.points, b.score, verify.FEEDBACK)
+        message = verify.FEEDBACK if b.grade_id in unconfirmed else b.message  # nbgrader's output shows a pass
         label = {"pass": "passed", "partial": "partly", "fail": "failed"}[b.status]
-        rows.append(f"<tr><td><code>{esc(b.grade_id)}</code></td>"
+        why = ""
+        if b.status != "pass" or b.grade_id in unconfirmed:
+            reread = (f"Reread {b.section}." if b.section
+                      else "Reread the part of the lecture this check follows.")
+            why = f"{esc(message)}<div class=\"reread\">{esc(reread)}</div>"
+        rows.append(f"<tr><td>{esc(b.words)}<br><code class=\"id\">{esc(b.grade_id)}</code></td>"
                     f"<td class=\"num\">{_points(b.score)} / {b.points:g}</td>"
                     f"<td class=\"{b.status}\">{label}</td>"
-                    f"<td class=\"msg\">{esc(b.message)}</td></tr>")
+                    f"<td class=\"msg\">{why}</td></tr>")
     parts.append("<table><tr><th>behaviour</th><th class=\"num\">points</th><th>result</th>"
-                 "<th>why it failed</th></tr>\n" + "\n".join(rows) + "</table>")
+                 "<th>what went wrong</th></tr>\n" + "\n".join(rows) + "</table>")
     return _page(f"{title}: {grade.student}", "\n".join(parts))

@@ -2,15 +2,19 @@
 
 `write_report` reads the course's gradebook (the students of the last `nano-course grade`, as
 listed in grades.csv) and writes `COURSE/report.html`: the distribution of each lecture's
-scores and of the total, and the failure rate of every graded behaviour (grade_id), as plots
-(matplotlib, Agg, embedded as PNG data URIs) and as tables, plus the hand-ins that could not
-be graded.
+scores and of the total, and the failure rate of every graded behaviour, as plots (matplotlib,
+Agg, embedded as PNG data URIs, each one screen at most: one small panel per lecture) and as a
+table that says each behaviour in words (feedback.described) and lists, a click away, the
+students who lost points on it with a link to their feedback page; plus the hand-ins that could
+not be graded.
 """
 
 import base64
 import html
 import io
+import re
 import statistics
+import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,7 +33,8 @@ class ClassResults:
     points: dict[str, float]  # "01" -> the lecture's points
     scores: dict[str, dict[str, float]]  # student -> "01" -> points
     cells: list[tuple[str, str, float]]  # (lecture, grade_id, points), in notebook order
-    failed: dict[str, int]  # grade_id -> students who did not get its full points
+    failed: dict[str, list[str]]  # grade_id -> the students who did not get its full points
+    words: dict[str, str]  # grade_id -> the behaviour in words
     not_graded: list[tuple[str, str]]  # (entry, why)
 
 
@@ -40,10 +45,11 @@ def read_results(course: Path) -> ClassResults:
 
     release_dir = course / "release" / release.ASSIGNMENT
     lectures = grade.lectures_of(course)
-    titles, points, cells = {}, {}, []
+    titles, points, cells, words = {}, {}, [], {}
     for name, number in lectures.items():
         nb = notebooks.load(release_dir / f"{name}.ipynb")
         titles[number] = feedback.title_of(nb) or name
+        words |= {grade_id: d.words for grade_id, d in feedback.described(nb).items()}
         cell_points = notebooks.points(nb)
         points[number] = round(sum(cell_points.values()), 3)
         cells += [(number, grade_id, p) for grade_id, p in cell_points.items()]
@@ -53,7 +59,7 @@ def read_results(course: Path) -> ClassResults:
     ungraded = {g.student: g.problem or "not graded" for g in graded if not g.graded}
 
     scores: dict[str, dict[str, float]] = {}
-    failed = {grade_id: 0 for _, grade_id, _ in cells}
+    failed: dict[str, list[str]] = {grade_id: [] for _, grade_id, _ in cells}
     with gradebook.open_gradebook(gradebook.url(course)) as gb:
         if not listed:
             listed = sorted(s.student.id for s in gb.assignment_submissions(release.ASSIGNMENT))
@@ -71,10 +77,10 @@ def read_results(course: Path) -> ClassResults:
                 scores[student][lectures[nb.name]] = float(nb.score or 0.0)
                 for g in nb.grades:
                     if g.name in failed and float(g.score or 0.0) < float(g.max_score) - 1e-9:
-                        failed[g.name] += 1
+                        failed[g.name].append(student)
     not_graded = [(s, ungraded[s]) for s in listed if s in ungraded]
     return ClassResults([s for s in listed if s in scores], lectures, titles, points, scores,
-                        cells, failed, not_graded)
+                        cells, failed, words, not_graded)
 
 
 def _png(fig) -> str:
@@ -117,27 +123,48 @@ def distribution_plot(results: ClassResults) -> str:
 
 
 def failure_plot(results: ClassResults) -> str:
-    """The failure rate of every graded behaviour, in notebook order, coloured by lecture."""
+    """The failure rate of every graded behaviour: one panel per lecture, three panels a row, its
+    behaviours in notebook order, so that some seventy bars fit one screen."""
     from matplotlib.figure import Figure
 
     n = max(len(results.scores), 1)
     numbers = sorted(results.points)
-    labels = [grade_id for _, grade_id, _ in results.cells]
-    rates = [100 * results.failed[grade_id] / n for grade_id in labels]
-    colours = [LECTURE_COLOURS[numbers.index(number) % len(LECTURE_COLOURS)]
-               for number, _, _ in results.cells]
-    fig = Figure(figsize=(9, 0.22 * len(labels) + 1.2))
-    ax = fig.add_subplot(1, 1, 1)
-    positions = list(range(len(labels)))[::-1]
-    ax.barh(positions, rates, color=colours)
-    ax.set_yticks(positions, labels, fontsize=7)
-    ax.set_ylim(-0.6, len(labels) - 0.4)
-    ax.set_xlim(0, 100)
-    ax.set_xlabel(f"% of the {len(results.scores)} graded students who lost points on it", fontsize=9)
-    ax.set_title("failure rate of each graded behaviour", fontsize=10)
-    ax.grid(axis="x", alpha=0.3)
-    fig.tight_layout()
+    columns = min(3, len(numbers))
+    rows = -(-len(numbers) // columns)
+    per = {number: [c for c in results.cells if c[0] == number] for number in numbers}
+    tallest = [max(len(per[number]) for number in numbers[r * columns:(r + 1) * columns]) for r in range(rows)]
+    fig = Figure(figsize=(4.2 * columns, sum(0.15 * t + 0.75 for t in tallest)))
+    grid = fig.add_gridspec(rows, columns, height_ratios=tallest)
+    for i, number in enumerate(numbers):
+        ax = fig.add_subplot(grid[i // columns, i % columns])
+        cells = per[number]
+        labels = [re.sub(rf"^l{number}_", "", grade_id)[:30] for _, grade_id, _ in cells]
+        rates = [100 * len(results.failed[grade_id]) / n for _, grade_id, _ in cells]
+        positions = list(range(len(cells)))[::-1]
+        ax.barh(positions, rates, color=LECTURE_COLOURS[i % len(LECTURE_COLOURS)], height=0.7)
+        ax.set_yticks(positions, labels, fontsize=6.5)
+        ax.set_ylim(-0.6, tallest[i // columns] - 0.4)
+        ax.set_xlim(0, 100)
+        ax.set_title(f"lecture {number}", fontsize=9, loc="left")
+        ax.tick_params(axis="x", labelsize=7)
+        ax.grid(axis="x", alpha=0.3)
+        if i // columns == rows - 1:
+            ax.set_xlabel("% of students who lost points", fontsize=7)
+    fig.tight_layout(pad=0.6)
     return _png(fig)
+
+
+def _who(results: ClassResults, number: str, grade_id: str) -> str:
+    """The students who lost points on one behaviour, behind a click, each linked to the
+    feedback page of that lecture."""
+    failed = results.failed[grade_id]
+    if not failed:
+        return "0"
+    notebook = next(name for name, n in results.lectures.items() if n == number)
+    links = ", ".join(
+        f'<a href="feedback/{urllib.parse.quote(s)}/{urllib.parse.quote(notebook)}.html">{html.escape(s)}</a>'
+        for s in failed)
+    return f"<details><summary>{len(failed)}</summary>{links}</details>"
 
 
 def write_report(course: Path) -> Path:
@@ -161,11 +188,13 @@ def write_report(course: Path) -> Path:
             f"<td class=num>{statistics.mean(values):.2f}</td>"
             f"<td class=num>{statistics.median(values):.2f}</td>"
             f"<td class=num>{full} of {n}</td></tr>")
-    hardest = sorted(results.cells, key=lambda c: (-results.failed[c[1]], c[0], c[1]))
+    order = {c[1]: i for i, c in enumerate(results.cells)}
+    hardest = sorted(results.cells, key=lambda c: (-len(results.failed[c[1]]), order[c[1]]))
     behaviour_rows = [
-        f"<tr><td>{esc(number)}</td><td><code>{esc(grade_id)}</code></td><td class=num>{p:g}</td>"
-        f"<td class=num>{results.failed[grade_id]}</td>"
-        f"<td class=num>{100 * results.failed[grade_id] / n:.0f}%</td></tr>"
+        f"<tr><td>{esc(number)}</td><td>{esc(results.words.get(grade_id, grade_id))}<br>"
+        f"<code>{esc(grade_id)}</code></td><td class=num>{p:g}</td>"
+        f"<td class=num>{_who(results, number, grade_id)}</td>"
+        f"<td class=num>{100 * len(results.failed[grade_id]) / n:.0f}%</td></tr>"
         for number, grade_id, p in hardest]
     ungraded = ""
     if results.not_graded:
@@ -183,9 +212,11 @@ Each student's own pages are in <code>feedback/&lt;student_id&gt;/index.html</co
 <th class=num>full points</th></tr>
 {''.join(lecture_rows)}</table>
 <h2>What the class struggles with</h2>
-<p>Each bar is one graded behaviour (an nbgrader grade_id), in the order the lectures teach
-them; its length is the share of students who lost points on it.</p>
-<img alt="failure rate of each graded behaviour" src="{failure_plot(results)}">
+<p>Each bar is one graded behaviour (its nbgrader grade_id, without the lecture's prefix), in
+the order the lecture teaches them; its length is the share of students who lost points on it.
+The table says each behaviour in words, the most failed first; click a count for the students,
+each linked to their feedback page.</p>
+<img alt="failure rate of each graded behaviour, one panel per lecture" src="{failure_plot(results)}">
 <table><tr><th>lecture</th><th>behaviour</th><th class=num>points</th><th class=num>students who lost points</th>
 <th class=num>rate</th></tr>
 {''.join(behaviour_rows)}</table>
@@ -194,7 +225,8 @@ them; its length is the share of students who lost points on it.</p>
     style = ("body{font-family:system-ui,sans-serif;max-width:64rem;margin:2rem auto;padding:0 1rem;"
              "color:#1d1d1f}table{border-collapse:collapse;margin:1rem 0}th,td{text-align:left;"
              "padding:.3rem .6rem;border-bottom:1px solid #ddd}.num{text-align:right}"
-             "img{max-width:100%}code{font-size:.9em}")
+             "img{max-width:100%}code{font-size:.8em;color:#6e6e73}td{vertical-align:top}"
+             "summary{cursor:pointer}details a{margin-right:.3rem}")
     page.write_text(f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                     f"<title>nano: class report</title><style>{style}</style></head>\n<body>\n"
                     f"{body}\n</body></html>\n", encoding="utf-8")

@@ -307,9 +307,10 @@ def test_failure_message_is_the_assert_message_never_the_code():
 
     failed = cell({"output_type": "error", "ename": "AssertionError", "evalue": "reread section 4",
                    "traceback": ["assert secret_hidden_check() (hidden code)"]})
-    assert feedback.failure_message(failed) == "reread section 4"
+    grader = feedback.Grader(feedback.written_messages('assert secret_hidden_check(), "reread section 4"'))
+    assert feedback.failure_message(failed, grader) == "reread section 4"
     other = cell({"output_type": "error", "ename": "KeyError", "evalue": "'path'", "traceback": ["x"]})
-    assert feedback.failure_message(other) == "KeyError: 'path'"
+    assert feedback.failure_message(other) == "your code raised KeyError: 'path'"
     warned = cell({"output_type": "stream", "name": "stderr",
                    "text": "/tmp/x.py:3: RuntimeWarning: coroutine 'confirm' was never awaited\n"
                            "  assert hidden_line_of_the_test()\n"})
@@ -317,9 +318,9 @@ def test_failure_message_is_the_assert_message_never_the_code():
     assert "never awaited" in said and "hidden_line" not in said
     quoting = cell({"output_type": "error", "ename": "ValueError", "traceback": ["x"],
                     "evalue": "stolen: assert read_file(path) == expected, 'reread 2.1'"})
-    hidden = frozenset({"assert read_file(path) == expected, 'reread 2.1'"})
+    hidden = feedback.Grader(secret=feedback.secret_grams("assert read_file(path) == expected, 'reread 2.1'", ""))
     assert "ValueError" in feedback.failure_message(quoting)
-    assert "not shown" in feedback.failure_message(quoting, hidden)
+    assert feedback.WITHHELD in feedback.failure_message(quoting, hidden)
     assert "stolen" not in feedback.failure_message(quoting, hidden)
 
 
@@ -331,7 +332,8 @@ def test_report_plots_the_class_and_names_what_was_not_graded(mini_class, capsys
     assert len(re.findall(r'<img alt="[^"]+" src="data:image/png;base64,[A-Za-z0-9+/=]{200,}"', page)) == 2
     assert "<code>mini_warmup</code>" in page and "7 graded students" in page
     # 5 of 7 lost mini_warmup (loops, dies, deaf, html, and garbled, which lost everything)
-    assert re.search(r"<code>mini_warmup</code></td><td class=num>1</td><td class=num>5</td>", page)
+    assert re.search(r"<code>mini_warmup</code></td><td class=num>1</td><td class=num><details><summary>5</summary>"
+                     r'.*?<a href="feedback/loops/01-mini.html">loops</a>', page)
 
 
 def test_a_course_collected_by_nbgrader_is_graded_in_place(mini_course, tmp_path):

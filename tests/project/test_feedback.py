@@ -1,0 +1,262 @@
+"""Feedback and the class report: do they teach, and do they keep the hidden tests hidden?
+
+Each graded behaviour is said in words and names the section to reread; a message reaches a
+student only as the grader wrote it, or, from student code, as its exception type and a bounded,
+printable message that no reading (reversed, rot13, base64, ...) ties to the hidden tests; the
+report's chart fits a screen. The slow test reads the attackers' pages of the class the slow
+tests share (one_class.py), where m-d-frame-source raises the calling cell's source, encoded.
+"""
+
+import base64
+import codecs
+import html
+import re
+import string
+import struct
+from pathlib import Path
+
+import pytest
+from nbformat import NotebookNode
+
+from autograder import feedback, notebooks, release, report
+
+ROOT = release.ROOT
+LECTURES = sorted((ROOT / "lectures").glob("[0-9][0-9]-*.ipynb"))
+
+
+def error_cell(ename: str, evalue: str) -> NotebookNode:
+    return NotebookNode(cell_type="code", metadata={}, outputs=[NotebookNode(
+        output_type="error", ename=ename, evalue=evalue, traceback=["the hidden code"])])
+
+
+def graded_cells(path: Path):
+    return [c for c in notebooks.load(path).cells if c.metadata.get("nbgrader", {}).get("grade")]
+
+
+@pytest.fixture(scope="module")
+def lectures_secret() -> frozenset[str]:
+    """The lectures' hidden tests against everything else of the lectures and the package."""
+    hidden, seen = [], [p.read_text(encoding="utf-8") for p in sorted((ROOT / "nano").glob("*.py"))]
+    for path in LECTURES:
+        for cell in notebooks.load(path).cells:
+            parts = cell.source.split("### BEGIN HIDDEN TESTS")
+            hidden += [p.split("### END HIDDEN TESTS")[0] for p in parts[1:]]
+            seen += [parts[0]] + [p.split("### END HIDDEN TESTS")[-1] for p in parts[1:]]
+    return feedback.secret_grams("\n".join(hidden), "\n".join(seen))
+
+
+def hidden_of(grade_id: str) -> str:
+    for path in LECTURES:
+        for cell in graded_cells(path):
+            if cell.metadata["nbgrader"]["grade_id"] == grade_id:
+                return cell.source.split("### BEGIN HIDDEN TESTS")[1].split("### END HIDDEN TESTS")[0]
+    raise KeyError(grade_id)
+
+
+# ---------------------------------------------------------------------------------------------
+# Behaviours in words, sections to reread
+
+def test_every_graded_cell_says_its_behaviour_in_words_under_a_numbered_section():
+    for path in LECTURES:
+        nb = notebooks.load(path)
+        about = feedback.described(nb)
+        assert set(about) == set(notebooks.points(nb)), path.name
+        for cell in graded_cells(path):
+            grade_id = cell.metadata["nbgrader"]["grade_id"]
+            words = cell.metadata.get("nano", {}).get("behaviour", "")
+            assert 10 <= len(words) <= 90 and words == about[grade_id].words, (grade_id, words)
+            assert re.fullmatch(r"section \d+, \S.*", about[grade_id].section), (grade_id, about[grade_id])
+        assert len({d.words for d in about.values()}) == len(about), f"{path.name}: two behaviours share words"
+    turn_limit = feedback.described(notebooks.load(ROOT / "lectures" / "05-the-agent-loop.ipynb"))["l05_turn_limit"]
+    assert turn_limit.section == "section 4, Sending the results back, and knowing when to stop"
+    assert "max_turns" in turn_limit.words
+
+
+def test_an_unanswered_question_says_so_even_from_an_old_notebook():
+    for name, number in [("answer_q3", "3"), ("answer_q3_entry", "3"), ("answer_q12", "12")]:
+        said = feedback.failure_message(error_cell("NameError", f"name '{name}' is not defined"))
+        assert said.startswith(f"question {number} was not answered"), said
+        assert "NameError" not in said
+    other = feedback.failure_message(error_cell("NameError", "name 'agent_loop' is not defined"))
+    assert other == "your code raised NameError: name 'agent_loop' is not defined"
+
+
+# ---------------------------------------------------------------------------------------------
+# Only what the grader wrote; the student's own messages sanitised
+
+CELL = '''
+got = read_file("notes.txt")
+assert isinstance(got, str), f"read_file must return a str, not {type(got).__name__} (section 4)"
+### BEGIN HIDDEN TESTS
+assert got == "the secret expected text of notes", f"read_file must return the text exactly; got {got!r} (section 4)"
+if len(got) > 10:
+    raise AssertionError("read_file must clip " + "long files (section 3)")
+assert got
+### END HIDDEN TESTS
+'''
+
+
+def test_a_message_the_grader_wrote_is_shown_as_written():
+    grader = feedback.Grader(feedback.written_messages(CELL))
+    assert {name for name, _ in grader.messages} == {"AssertionError"}
+    for said in ["read_file must return a str, not NoneType (section 4)",
+                 "read_file must return the text exactly; got 'b' (section 4)",
+                 "read_file must clip long files (section 3)"]:
+        assert feedback.failure_message(error_cell("AssertionError", said), grader) == said
+    assert feedback.failure_message(error_cell("AssertionError", ""), grader) == (
+        "a check failed (an assert without a message)")
+    # the same words raised by student code (another type, or not the grader's sentence) are the student's
+    assert feedback.failure_message(error_cell("ValueError", "read_file must clip long files (section 3)"),
+                                    grader).startswith("your code raised ValueError: ")
+    assert feedback.failure_message(error_cell("AssertionError", "my own check"), grader) == (
+        "your code raised AssertionError: my own check")
+
+
+def test_a_value_put_into_a_grader_message_is_sanitised_too():
+    hidden = CELL.split("### BEGIN HIDDEN TESTS")[1]
+    grader = feedback.Grader(feedback.written_messages(CELL),
+                             feedback.secret_grams(hidden, CELL.split("### BEGIN HIDDEN TESTS")[0]))
+    stolen = codecs.encode(hidden.strip(), "rot13")[:100]
+    said = feedback.failure_message(error_cell(
+        "AssertionError", f"read_file must return the text exactly; got {stolen!r} (section 4)"), grader)
+    assert said == f"read_file must return the text exactly; got {feedback.WITHHELD} (section 4)"
+    long = feedback.failure_message(error_cell(
+        "AssertionError", f"read_file must return the text exactly; got {'ab ' * 400!r} (section 4)"), grader)
+    assert len(long) < 200 and long.endswith("… (section 4)")
+
+
+def test_a_student_message_is_one_bounded_printable_line_with_its_type():
+    said = feedback.failure_message(error_cell("KeyError", "'path'"))
+    assert said == "your code raised KeyError: 'path'"
+    noisy = feedback.failure_message(error_cell("ValueError", "\x1b[31mred\x1b[0m\nsecond\tline\x00 " + "word " * 200))
+    assert noisy.startswith("your code raised ValueError: red second line word word")
+    assert len(noisy) <= len("your code raised ValueError: ") + feedback.LIMIT and noisy.endswith("…")
+    assert all(ch.isprintable() for ch in noisy)
+    odd = feedback.failure_message(error_cell("Not a name <b>", "x"))
+    assert odd == "your code raised an exception: x"
+    stub = release.stub_message("02", "read_file", "tools.py")
+    assert feedback.failure_message(error_cell("NotImplementedError", stub)) == f"your code raised NotImplementedError: {stub}"
+
+
+ENCODINGS = {
+    "plain": lambda s: s,
+    "reversed": lambda s: s[::-1],
+    "rot13": lambda s: codecs.encode(s, "rot13"),
+    "rot13 reversed": lambda s: codecs.encode(s[::-1], "rot13"),
+    "caesar 5": lambda s: s.translate(str.maketrans(string.ascii_letters, "".join(
+        a[5:] + a[:5] for a in (string.ascii_lowercase, string.ascii_uppercase)))),
+    "base64": lambda s: base64.b64encode(s.encode()).decode(),
+    "base64 reversed": lambda s: base64.b64encode(s.encode()).decode()[::-1],
+    "base64 of reversed": lambda s: base64.b64encode(s[::-1].encode()).decode(),
+    "base64 spaced": lambda s: " ".join(re.findall(".{1,6}", base64.b64encode(s.encode()).decode())),
+    "urlsafe base64": lambda s: base64.urlsafe_b64encode(s.encode()).decode(),
+    "base32": lambda s: base64.b32encode(s.encode()).decode(),
+    "hex": lambda s: s.encode().hex(),
+    "hex spaced": lambda s: s.encode().hex(" "),
+}
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+@pytest.mark.parametrize("grade_id", ["l02_read_file_returns_text", "l05_turn_limit", "l06_exit_stops"])
+def test_hidden_test_text_is_withheld_in_every_encoding(lectures_secret, grade_id, encoding):
+    hidden = hidden_of(grade_id).strip()
+    grader = feedback.Grader(secret=lectures_secret)
+    for start in range(0, len(hidden) - 40, 97):  # pieces of it, from 30 characters to the whole
+        for size in (30, 60, 200, len(hidden)):
+            piece = hidden[start:start + size]
+            if not feedback._grams(feedback._normal(piece)) & lectures_secret:
+                continue  # nothing in it that the release does not show too
+            sent = ENCODINGS[encoding](piece)
+            said = feedback.failure_message(error_cell("ValueError", sent), grader)
+            rest = said.removeprefix("your code raised ValueError: ")
+            rest = rest.replace(feedback.WITHHELD, "").replace(feedback.LONG_RUN, "")
+            assert len(rest) < 12, (piece, said)
+
+
+def test_honest_messages_are_not_withheld(lectures_secret):
+    for module, functions in release.STUDENT_FUNCTIONS.items():
+        for function, lecture in functions.items():
+            assert not feedback.leaks(release.stub_message(lecture, function, module), lectures_secret)
+    for honest in ["[Errno 2] No such file or directory: 'missing/notes.txt'",
+                   "agent_loop() takes 3 positional arguments but 4 were given",
+                   "'NoneType' object has no attribute 'content'", "unknown tool: 'delete_everything'",
+                   "old_string not found in greet.py", "Command timed out after 1 seconds"]:
+        assert not feedback.leaks(honest, lectures_secret), honest
+
+
+# ---------------------------------------------------------------------------------------------
+# The report
+
+def png_size(uri: str) -> tuple[int, int]:
+    data = base64.b64decode(uri.split(",", 1)[1])
+    return struct.unpack(">II", data[16:24])
+
+
+def test_the_failure_chart_of_the_whole_course_fits_a_screen():
+    cells, words, lectures, points = [], {}, {}, {}
+    for path in LECTURES:
+        nb = notebooks.load(path)
+        number = path.stem[:2]
+        lectures[path.stem] = number
+        points[number] = sum(notebooks.points(nb).values())
+        cells += [(number, g, p) for g, p in notebooks.points(nb).items()]
+        words |= {g: d.words for g, d in feedback.described(nb).items()}
+    students = [f"s{i}" for i in range(20)]
+    failed = {g: students[:i % 20] for i, (_, g, _) in enumerate(cells)}
+    results = report.ClassResults(students, lectures, {}, points,
+                                  {s: dict.fromkeys(points, 1.0) for s in students}, cells, failed, words, [])
+    assert len(cells) > 60
+    width, height = png_size(report.failure_plot(results))
+    assert width <= 1500 and height <= 1000, (width, height)  # shown at most 64rem (1024 px) wide
+
+
+@pytest.mark.slow
+def test_attackers_pages_leak_nothing_and_every_failure_names_a_section(graded_class, capsys):
+    """m-d-frame-source raised the calling test cell's source, encoded, from read_file: its own
+    notebook shows the attack worked; its feedback shows none of it. The sample class's partial
+    hand-in names a section to reread on every failure; the report says behaviours in words."""
+    graded = graded_class.course
+    hidden = [line.strip() for path in LECTURES for cell in graded_cells(path)
+              for part in cell.source.split("### BEGIN HIDDEN TESTS")[1:]
+              for line in part.split("### END HIDDEN TESTS")[0].splitlines() if len(line.strip()) >= 20]
+    [lecture_02] = (graded / "autograded" / "m-d-frame-source" / release.ASSIGNMENT).glob("02-*.ipynb")
+    raised = " ".join(o.get("evalue", "") for c in notebooks.load(lecture_02).cells for o in c.get("outputs", [])
+                      if o.get("output_type") == "error")
+    decoded = [raised, raised[::-1], codecs.encode(raised, "rot13")] + [
+        base64.b64decode(t + "=" * (-len(t) % 4)).decode("utf-8", "replace")
+        for t in re.findall(r"[A-Za-z0-9+/]{40,}={0,2}", raised)]
+    assert any(line in text for line in hidden for text in decoded), "the attack read no hidden test"
+
+    def readings(text: str) -> list[str]:
+        tokens = re.findall(r"[A-Za-z0-9+/]{16,}={0,2}", text)
+        return [text, text[::-1], codecs.encode(text, "rot13")] + [
+            base64.b64decode(t[s:][:len(t[s:]) // 4 * 4]).decode("latin-1") for t in tokens for s in range(4)]
+
+    pages = sorted((graded / "feedback" / "m-d-frame-source").glob("*.html"))
+    assert pages
+    for page in pages:
+        text = html.unescape(page.read_text(encoding="utf-8"))
+        shown = [line for line in hidden for reading in readings(text) if line[:20] in reading]
+        assert not shown, f"{page.name} shows hidden test code: {shown[:2]}"
+    page = (graded / "feedback" / "m-d-frame-source" / lecture_02.name.replace(".ipynb", ".html")).read_text()
+    assert "read_file returns the file&#x27;s text exactly, as a str" in page
+    assert "Reread section 4, read_file(path)." in page
+
+    for page in (graded / "feedback" / "partial").glob("0*.html"):
+        rows = re.findall(r'<tr><td>(.*?)</td>.*?<td class="(pass|partial|fail)">.*?<td class="msg">(.*?)</td></tr>',
+                          page.read_text(encoding="utf-8"), re.S)
+        assert rows, page.name
+        for words, status, why in rows:
+            assert (status == "pass") == (why == ""), (page.name, words, why)
+            assert status == "pass" or "Reread section " in why, (page.name, words, why)
+
+    from autograder import cli
+
+    assert cli.main(["report", "--course", str(graded)]) == 0
+    capsys.readouterr()
+    text = (graded / "report.html").read_text(encoding="utf-8")
+    assert "agent_loop stops after max_turns model calls and returns &#x27;max_turns&#x27;" in text
+    assert re.search(r'<details><summary>\d+</summary>.*?href="feedback/partial/05-the-agent-loop.html">partial</a>', text)
+    for uri in re.findall(r'src="(data:image/png;base64,[^"]+)"', text):
+        width, height = png_size(uri)
+        assert width <= 1500 and height <= 1000, (width, height)
