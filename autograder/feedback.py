@@ -231,15 +231,19 @@ def _helper_messages(path: Path, _mtime: int) -> tuple[tuple[str, re.Pattern], .
 
 
 def grader_for(course: Path, notebook: str) -> dict[str, Grader]:
-    """grade_id -> the Grader of each graded cell of `notebook` in the course."""
+    """grade_id -> the Grader of each graded cell of `notebook` in the course (worked out once
+    for the whole class; not to be changed by the caller)."""
     source = course / "source" / release.ASSIGNMENT / f"{notebook}.ipynb"
     if not source.is_file():
         return {}
-    helpers: tuple = ()
     testing = course / "source" / release.ASSIGNMENT / "nano" / "testing.py"
-    if testing.is_file():
-        helpers = _helper_messages(testing, testing.stat().st_mtime_ns)
-    secret = course_secret(course)
+    stamp = (source.stat().st_mtime_ns, testing.stat().st_mtime_ns if testing.is_file() else 0)
+    return _graders(source, testing, course_secret(course), stamp)
+
+
+@functools.lru_cache(maxsize=16)
+def _graders(source: Path, testing: Path, secret: frozenset[str], _stamp: tuple) -> dict[str, Grader]:
+    helpers = _helper_messages(testing, testing.stat().st_mtime_ns) if testing.is_file() else ()
     return {c.metadata["nbgrader"]["grade_id"]: Grader(written_messages(c.source) + helpers, secret)
             for c in _course_notebook(source).cells if c.metadata.get("nbgrader", {}).get("grade")}
 

@@ -140,7 +140,7 @@ def failure_plot(results: ClassResults) -> str:
         cells = per[number]
         labels = [re.sub(rf"^l{number}_", "", grade_id)[:30] for _, grade_id, _ in cells]
         rates = [100 * len(results.failed[grade_id]) / n for _, grade_id, _ in cells]
-        positions = list(range(len(cells)))[::-1]
+        positions = [tallest[i // columns] - 1 - k for k in range(len(cells))]  # from the top down
         ax.barh(positions, rates, color=LECTURE_COLOURS[i % len(LECTURE_COLOURS)], height=0.7)
         ax.set_yticks(positions, labels, fontsize=6.5)
         ax.set_ylim(-0.6, tallest[i // columns] - 0.4)
