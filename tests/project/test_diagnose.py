@@ -1,0 +1,100 @@
+"""In a notebook: a cell run after saving a nano/*.py that does not parse says so first, file and
+line, and does not run the old code; silent when the files parse, and off while nbgrader grades.
+
+A real IPython kernel (jupyter_client) runs the lecture's own first cell in a fresh workspace.
+"""
+
+import json
+import os
+import time
+
+import pytest
+from jupyter_client.manager import start_new_kernel
+
+from autograder import release
+
+STUB = "read_file is not implemented yet"
+
+
+@pytest.fixture
+def workspace(course, tmp_path):
+    return release.make_workspace(course / "release" / release.ASSIGNMENT, tmp_path / "ws")
+
+
+class Kernel:
+    """A kernel started in the workspace; `run` returns a cell's outputs in the order they came."""
+
+    def __init__(self, workspace, **env):
+        self.manager, self.client = start_new_kernel(kernel_name="python3", cwd=str(workspace),
+                                                     env={**os.environ, **env})
+
+    def run(self, code: str) -> list[dict]:
+        outputs = []
+
+        def keep(message):
+            if message["msg_type"] in ("stream", "error", "execute_result", "display_data"):
+                outputs.append({"type": message["msg_type"], **message["content"]})
+
+        self.client.execute_interactive(code, output_hook=keep, timeout=120)
+        return outputs
+
+    def close(self):
+        self.client.stop_channels()
+        self.manager.shutdown_kernel(now=True)
+
+
+def first_cell(workspace, lecture="02"):
+    nb = json.loads(next(workspace.glob(f"{lecture}-*.ipynb")).read_text(encoding="utf-8"))
+    return next("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+
+
+def save_tools(workspace, find, replace) -> int:
+    """Save nano/tools.py with the line holding `find` replaced by `replace`, as the editor does,
+    a little later than the version loaded; return the line's number."""
+    path = workspace / "nano" / "tools.py"
+    lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
+    index = next(i for i, line in enumerate(lines) if find in line)
+    lines[index] = f"{replace}\n"
+    path.write_text("".join(lines), encoding="utf-8")
+    later = time.time() + 2 + index / 1000
+    os.utime(path, (later, later))
+    return index + 1
+
+
+def test_a_cell_after_saving_a_file_that_does_not_parse_names_the_file_and_line(workspace):
+    kernel = Kernel(workspace)
+    try:
+        assert kernel.run(first_cell(workspace)) == []
+        assert kernel.run("from nano.tools import read_file") == []  # files that parse: silence
+
+        line = save_tools(workspace, STUB, "    return (")
+        outputs = kernel.run("print('the cell ran'); read_file('fixtures/convert.py')")
+        assert outputs[0]["type"] == "error", outputs
+        assert outputs[0]["traceback"] == [
+            f"nano/tools.py, line {line}: SyntaxError: '(' was never closed",
+            "The saved nano/tools.py does not parse, so this cell did not run (the notebook still "
+            "has the last version that did). Fix that line and save, then run the cell again."]
+        assert len(outputs) == 1, outputs  # no autoreload traceback, no stub's NotImplementedError
+        assert kernel.run("1 + 1")[0]["traceback"][0].startswith(f"nano/tools.py, line {line}:")
+
+        save_tools(workspace, "    return (", "    return Path(path).read_text(encoding='utf-8')")
+        fixed = kernel.run("read_file('fixtures/convert.py')")
+        assert [o["type"] for o in fixed] == ["execute_result"], fixed
+        assert "def celsius_to_fahrenheit" in fixed[0]["data"]["text/plain"]
+    finally:
+        kernel.close()
+
+
+def test_the_guard_stays_off_while_nbgrader_grades(workspace):
+    kernel = Kernel(workspace, NBGRADER_EXECUTION="autograde")
+    try:
+        assert kernel.run(first_cell(workspace)) == []
+        assert kernel.run("from nano.tools import read_file") == []
+        assert kernel.run("import nano, nano.tools\n"
+                          "[t for t in get_ipython().ast_transformers if hasattr(t, 'is_nano_guard')]"
+                          )[0]["data"]["text/plain"] == "[]"
+        save_tools(workspace, STUB, "    return (")
+        outputs = kernel.run("read_file('fixtures/convert.py')")
+        assert not any("does not parse" in json.dumps(o) for o in outputs), outputs
+    finally:
+        kernel.close()
