@@ -112,6 +112,20 @@ def test_a_message_the_grader_wrote_is_shown_as_written():
         "your code raised AssertionError: my own check")
 
 
+def test_every_assert_message_of_the_lectures_is_recognised_as_the_graders():
+    import ast
+
+    for path in LECTURES:
+        for cell in graded_cells(path):
+            grader = feedback.Grader(feedback.written_messages(cell.source))
+            code = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith("%"))
+            literals = [node.msg.value for node in ast.walk(ast.parse(code)) if isinstance(node, ast.Assert)
+                        and isinstance(node.msg, ast.Constant) and isinstance(node.msg.value, str)]
+            for message in literals:
+                said = feedback.failure_message(error_cell("AssertionError", message), grader)
+                assert said == message, (cell.metadata["nbgrader"]["grade_id"], said)
+
+
 def test_a_value_put_into_a_grader_message_is_sanitised_too():
     hidden = CELL.split("### BEGIN HIDDEN TESTS")[1]
     grader = feedback.Grader(feedback.written_messages(CELL),
