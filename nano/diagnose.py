@@ -18,13 +18,14 @@ from typing import Any
 PACKAGE = Path(__file__).resolve().parent
 ROOT = PACKAGE.parent  # the workspace: the folder holding nano/ and ok
 SETUP_CHECK = "./ok 00"
+HELPERS = frozenset({"testing.py", "trace.py", "server.py"})  # given helpers the checks call
 # The packages the workspace imports that a bare Python lacks: their absence means the wrong Python.
 COURSE_PACKAGES = frozenset({"anthropic", "IPython", "ipykernel", "ipywidgets", "pytest"})
 
 
 def location(exc: BaseException) -> tuple[Path, int] | None:
     """Where in the workspace `exc` arose: a SyntaxError's own file and line, else the innermost
-    traceback frame in nano/, else the innermost in any file of the workspace."""
+    traceback frame in a nano/*.py of yours, else the innermost in any file of the workspace."""
     if isinstance(exc, SyntaxError) and exc.filename and exc.lineno:
         path = Path(exc.filename).resolve()
         if path.is_relative_to(ROOT):
@@ -32,17 +33,16 @@ def location(exc: BaseException) -> tuple[Path, int] | None:
     frames = [(Path(frame.f_code.co_filename).resolve(), line)
               for frame, line in traceback.walk_tb(exc.__traceback__)]
     frames = [(path, line) for path, line in frames if path != Path(__file__).resolve()]
-    for folder in (PACKAGE, ROOT):
-        inside = [(path, line) for path, line in frames if path.is_relative_to(folder)]
-        if inside:
-            return inside[-1]
-    return None
+    yours = [(path, line) for path, line in frames
+             if path.parent == PACKAGE and path.name not in HELPERS]
+    anywhere = [(path, line) for path, line in frames if path.is_relative_to(ROOT)]
+    return (yours or anywhere or [None])[-1]
 
 
 def in_package(exc: BaseException) -> bool:
-    """Did `exc` arise in a nano/*.py file (and not, say, in a check's own assert)?"""
+    """Did `exc` arise in a nano/*.py of yours (not in a check's own assert, or a given helper)?"""
     place = location(exc)
-    return place is not None and place[0].is_relative_to(PACKAGE)
+    return place is not None and place[0].parent == PACKAGE and place[0].name not in HELPERS
 
 
 def describe(exc: BaseException) -> str:
