@@ -17,6 +17,10 @@ def main(argv: list[str] | None = None) -> int:
     build.add_argument("--db-url", default=None,
                        help="keep the gradebook in this database (postgresql://...) instead of "
                             "COURSE/gradebook.db; written to nbgrader_config.py")
+    build.add_argument("--exchange", type=Path, default=None, metavar="DIR",
+                       help="nbgrader's exchange, where students fetch and submit: a folder every "
+                            "student can reach (default: COURSE/exchange, or the one the course has); "
+                            "written to nbgrader_config.py")
 
     student = commands.add_parser("student", help="write a fresh student workspace (the release) at DIR")
     student.add_argument("dir", type=Path)
@@ -90,8 +94,10 @@ def main(argv: list[str] | None = None) -> int:
 def _build(args) -> int:
     from autograder import release
 
-    folder = release.build_course(args.out, db_url=args.db_url)
-    print(f"built the course in {args.out.resolve()}: release in {folder}")
+    folder = release.build_course(args.out, db_url=args.db_url, exchange=args.exchange)
+    settings = release.course_settings(args.out.resolve())
+    print(f"built the course in {args.out.resolve()}: release in {folder}, nbgrader's exchange in "
+          f"{settings.exchange or 'the nbgrader default (nbgrader_config.py sets none)'}")
     return 0
 
 

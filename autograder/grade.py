@@ -187,6 +187,10 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
     echo(table(ordered, numbers))
     echo(f"wrote {course / 'grades.csv'} and problems.csv"
          + (f"; each student's feedback in {course / 'feedback'}/<student_id>/index.html" if feedback else ""))
+    if feedback:  # hand-ins from nbgrader collect: their pages where nbgrader release_feedback looks
+        from autograder import exchange
+
+        exchange.place_feedback(course, [g.student for g in ordered], echo)
     return ordered
 
 
