@@ -85,8 +85,8 @@ TOOLS: list[dict[str, Any]] = [
     {
         "name": "bash",
         "description": (
-            "Run a shell command in the working directory and return its exit code, stdout and "
-            f"stderr. Commands are stopped after {BASH_TIMEOUT} seconds; do not start servers or "
+            "Run a command with bash in the working directory and return its exit code, stdout "
+            f"and stderr. Commands are stopped after {BASH_TIMEOUT} seconds; do not start servers or "
             "anything interactive. The user is asked to approve every command."
         ),
         "input_schema": {
@@ -183,16 +183,17 @@ def edit_file(path: str, old_string: str, new_string: str) -> str:
 
 
 def bash(command: str) -> str:
-    """Run `command` through the shell in the working directory, for at most BASH_TIMEOUT seconds.
+    """Run `command` with bash in the working directory, for at most BASH_TIMEOUT seconds.
 
     Returns the exit code, stdout and stderr, laid out as
     "exit code: 0\\nstdout:\\n...\\nstderr:\\n...", cut by `clip`. A non-zero exit code is a
     result, not an error. Raises TimeoutError when the command runs too long (and stops it).
     """
     ### BEGIN SOLUTION
-    # A session of its own, so that a timeout stops the command's children too.
-    with subprocess.Popen(command, shell=True, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, text=True, errors="replace",
+    # bash, as the tool's name promises: shell=True alone runs /bin/sh (dash on Debian), which
+    # knows no [[ ]], source or {a,b}. A session of its own, so that a timeout stops the children.
+    with subprocess.Popen(command, shell=True, executable="/bin/bash", stdin=subprocess.DEVNULL,
+                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace",
                           start_new_session=True) as proc:
         try:
             stdout, stderr = proc.communicate(timeout=BASH_TIMEOUT)

@@ -1,4 +1,8 @@
-"""The lecture notebooks: built from their sources, stored clean, worth what COURSE.md says."""
+"""The lecture notebooks: built from their sources, stored clean, worth what COURSE.md says,
+and every numbered section runs after a kernel restart with only the setup cells run first."""
+
+import asyncio
+import re
 
 import pytest
 
@@ -25,7 +29,7 @@ def test_notebook_is_stored_clean_and_worth_its_points(number):
         if cell.cell_type == "code":
             assert cell.outputs == [] and cell.execution_count is None, f"{path.name}: stored with outputs"
     assert sum(notebooks.points(nb).values()) == pytest.approx(POINTS[number])
-    assert "%autoreload 2" in nb.cells[[c.cell_type for c in nb.cells].index("code")].source
+    assert "%load_ext autoreload" in nb.cells[[c.cell_type for c in nb.cells].index("code")].source
 
 
 def test_builder_completes_short_nbgrader_metadata_and_rejects_bad_forms():
@@ -45,3 +49,102 @@ def test_builder_completes_short_nbgrader_metadata_and_rejects_bad_forms():
 def test_lecture_runs_clean_on_the_reference_and_grades_nothing_on_the_stubs(number):
     lines = []
     assert check_lecture(number, echo=lines.append), "\n".join(lines)
+
+
+def source(number: str):
+    return next(s for s in notebooks.sources() if s.name.startswith(f"{number}-"))
+
+
+HEADING = re.compile(r"^## (?:(\d+)\.)?", re.M)
+
+
+def sections(nb) -> tuple[list[int], dict[str, list[int]]]:
+    """The setup code cells (those before section 1) and, per `## N.` section, its code cells.
+
+    A `##` heading without a number (key takeaways, what we skipped) ends a section.
+    """
+    setup: list[int] = []
+    found: dict[str, list[int]] = {}
+    current = None
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type == "markdown":
+            for heading in HEADING.finditer(cell.source):
+                current = heading.group(1) and f"section {heading.group(1)}"
+                if current:
+                    found.setdefault(current, [])
+        elif cell.cell_type == "code":
+            if not found:
+                setup.append(index)
+            elif current:
+                found[current].append(index)
+    return setup, found
+
+
+async def run_in_restarted_kernels(nb, groups: dict[str, list[int]]) -> dict[str, list[tuple]]:
+    """Run each group of cells in one kernel, restarted before each group; per group, the errors
+    its cells raised, as (cell index, exception name, message)."""
+    from nbclient import NotebookClient
+
+    client = NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
+                            resources={"metadata": {"path": str(notebooks.LECTURES)}})
+    errors: dict[str, list[tuple]] = {}
+    async with client.async_setup_kernel():
+        for name, cells in groups.items():
+            await client.km.restart_kernel(now=True)
+            await client.kc.wait_for_ready(timeout=60)
+            errors[name] = []
+            for index in cells:
+                cell = nb.cells[index]
+                cell.outputs = []
+                await client.async_execute_cell(cell, index)
+                errors[name] += [(index, out.ename, out.evalue)
+                                 for out in cell.outputs if out.output_type == "error"]
+    return errors
+
+
+def test_sections_are_found_with_their_setup_cells():
+    nb = notebooks.build(source("01"))
+    setup, found = sections(nb)
+    assert "%load_ext autoreload" in nb.cells[setup[0]].source
+    assert list(found) == [f"section {n}" for n in range(1, 10)]
+    assert all(found.values()), "every section of lecture 01 has code"
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("number", sorted(POINTS))
+def test_every_section_runs_after_a_restart(number, monkeypatch):
+    """A student who restarts the kernel, runs the setup cell(s) and jumps to section N meets no
+    NameError for an import or a value made sections earlier (against the reference solution)."""
+    monkeypatch.setenv("NANO_HEADLESS", "1")
+    nb = notebooks.build(source(number))
+    setup, found = sections(nb)
+    errors = asyncio.run(run_in_restarted_kernels(nb, {name: setup + cells for name, cells in found.items()}))
+    assert not any(errors.values()), "\n".join(
+        f"{name}: cell {index} ({nb.cells[index].get('id')}): {ename}: {evalue}"[:300]
+        for name, found in errors.items() for index, ename, evalue in found)
+
+
+QUESTION = re.compile(r"^l\d\d_q(\d+)_")
+UNANSWERED = re.compile(r"^question (\d+) was not answered: run your answer cell for question \1 first"
+                        r".*\(section \d+")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("number", ["01", "02", "05"])
+def test_an_unanswered_question_says_so_and_names_its_section(number):
+    """The check cell of a question whose answer cell never ran says which question and which
+    section, instead of a bare NameError."""
+    nb = notebooks.build(source(number))
+    setup, _ = sections(nb)
+    checks = {index: QUESTION.match(cell.metadata["nbgrader"]["grade_id"]).group(1)
+              for index, cell in enumerate(nb.cells)
+              if cell.metadata.get("nbgrader", {}).get("grade")
+              and QUESTION.match(cell.metadata["nbgrader"]["grade_id"])}
+    assert len(checks) >= 2
+    errors = asyncio.run(run_in_restarted_kernels(nb, {"checks only": setup + sorted(checks)}))["checks only"]
+    said = {index: (ename, evalue) for index, ename, evalue in errors}
+    assert sorted(said) == sorted(checks), f"every check cell must fail when unanswered: {said}"
+    for index, question in checks.items():
+        ename, evalue = said[index]
+        found = UNANSWERED.match(evalue)
+        assert ename == "AssertionError" and found and found.group(1) == question, (index, ename, evalue)
