@@ -2,16 +2,18 @@
 
 Given code, for ./ok, the setup check (`python -m nano.diagnose MODULE ...` imports each module
 and reports the first that fails) and the notebooks: after you save a nano/*.py that does not
-parse, the next cell you run says so, file and line, instead of autoreload's traceback and the
-old code's error. Nothing to write here.
+parse or fails when imported, the next cell you run says so, file and line, instead of
+autoreload's traceback and the old code's error. Nothing to write here.
 """
 
+import contextlib
 import importlib
+import io
+import logging
 import os
 import shutil
 import sys
 import traceback
-import warnings
 from pathlib import Path
 from typing import Any
 
@@ -128,21 +130,22 @@ def watch_notebook() -> None:
     if any(getattr(t, "is_nano_guard", False) for t in shell.ast_transformers):
         return
     guard = SavedFileGuard(shell)
-    # First in line: before autoreload tries (and fails) to reload the file, printing a traceback.
+    # First in line: the guard runs autoreload's check before autoreload's own callback does.
     shell.events.callbacks["pre_run_cell"].insert(0, guard.before_cell)
     shell.ast_transformers.append(guard)
 
 
 class SavedFileGuard:
-    """Before each cell: does every nano module autoreload would reload still parse? If one does
-    not, autoreload is told that this version failed already (so it stays quiet) and the cell is
-    rejected, before it runs, with the file, the line and what to do."""
+    """Before each cell, it runs autoreload's check itself, with autoreload's messages held back:
+    if a saved nano/*.py fails to reload (it does not parse, or fails when imported), the cell is
+    rejected before it runs, with the file, the line and what to do, and so is every later cell
+    until that file is saved again."""
 
     is_nano_guard = True
 
     def __init__(self, shell: Any):
         self.shell = shell
-        self.checked: dict[str, tuple[float, str | None]] = {}  # file -> (mtime, problem)
+        self.said: dict[str, str] = {}  # a file that failed to reload -> what went wrong
         self.problem: str | None = None
 
     def reloader(self) -> Any:
@@ -154,24 +157,31 @@ class SavedFileGuard:
         reloader = self.reloader()
         if reloader is None or not reloader.enabled:
             return
-        names = list(sys.modules) if reloader.check_all else list(reloader.modules)
-        for name in sorted(n for n in names if n == "nano" or n.startswith("nano.")):
-            filename = getattr(sys.modules.get(name), "__file__", None) or ""
-            if not filename.endswith(".py"):
-                continue
-            try:
-                mtime = os.stat(filename).st_mtime
-            except OSError:
-                continue
-            problem = self.check(filename, mtime)
-            if problem:
-                reloader.failed[filename] = mtime  # autoreload's own mark: this version failed
-                self.problem = self.problem or problem
-
-    def check(self, filename: str, mtime: float) -> str | None:
-        if self.checked.get(filename, (None,))[0] != mtime:
-            self.checked[filename] = (mtime, does_not_parse(Path(filename)))
-        return self.checked[filename][1]
+        failures, held = [], io.StringIO()
+        logger = logging.getLogger("autoreload")
+        keep = Keep(failures)
+        logger.addHandler(keep)
+        propagate, logger.propagate = logger.propagate, False
+        try:
+            with contextlib.redirect_stderr(held):
+                reloader.check()  # autoreload's own pre_run_cell, next in line, then finds it done
+        except Exception:
+            pass  # as autoreload's pre_run_cell does
+        finally:
+            logger.removeHandler(keep)
+            logger.propagate = propagate
+        ours = False
+        for record in failures:
+            filename = next((f for f in reloader.failed if f in record.getMessage()), None)
+            if filename and Path(filename).resolve().parent == PACKAGE and record.exc_info:
+                self.said[filename] = reload_failed(Path(filename), record.exc_info[1])
+                ours = True
+        if held.getvalue() and not ours:
+            sys.stderr.write(held.getvalue())  # another module's failure: autoreload's own words
+        for filename, mtime in list(reloader.failed.items()):
+            with contextlib.suppress(OSError):
+                if filename in self.said and os.path.getmtime(filename) == mtime:
+                    self.problem = self.problem or self.said[filename]
 
     def visit(self, node: Any) -> Any:
         """IPython calls this with each cell's syntax tree, after the pre_run_cell callbacks."""
@@ -179,28 +189,32 @@ class SavedFileGuard:
         if problem:
             from IPython.core.error import InputRejected
 
-            class SavedFileDoesNotParse(InputRejected):
+            class SavedFileFailsToLoad(InputRejected):
                 def _render_traceback_(self) -> list[str]:
                     return problem.splitlines()
 
-            raise SavedFileDoesNotParse(problem)
+            raise SavedFileFailsToLoad(problem)
         return node
 
 
-def does_not_parse(path: Path) -> str | None:
-    """None when `path` parses; else the error line and what to do, for a notebook."""
-    try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            compile(path.read_bytes(), str(path), "exec", dont_inherit=True)
-    except (SyntaxError, ValueError) as exc:
-        if not isinstance(exc, SyntaxError):
-            exc = SyntaxError(str(exc), (str(path), 1, 0, ""))
-        name = path.resolve().relative_to(ROOT) if path.resolve().is_relative_to(ROOT) else path
-        return (f"{describe(exc)}\n"
-                f"The saved {name} does not parse, so this cell did not run (the notebook still "
-                f"has the last version that did). Fix that line and save, then run the cell again.")
-    return None
+class Keep(logging.Handler):
+    """Keeps the log records it is given (autoreload's "Failed to reload module" with the error)."""
+
+    def __init__(self, records: list):
+        super().__init__()
+        self.records = records
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.records.append(record)
+
+
+def reload_failed(path: Path, exc: BaseException) -> str:
+    """What a notebook says when the saved `path` failed to reload with `exc`: where and what to do."""
+    name = path.resolve().relative_to(ROOT)
+    how = "does not parse" if isinstance(exc, SyntaxError) else "fails when it is imported"
+    return (f"{describe(exc)}\n"
+            f"The saved {name} {how}, so this cell did not run (the notebook still has the last "
+            f"version that worked). Fix that line and save, then run the cell again.")
 
 
 if __name__ == "__main__":

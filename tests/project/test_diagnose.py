@@ -1,5 +1,6 @@
-"""In a notebook: a cell run after saving a nano/*.py that does not parse says so first, file and
-line, and does not run the old code; silent when the files parse, and off while nbgrader grades.
+"""In a notebook: a cell run after saving a nano/*.py that does not parse (or fails when imported)
+says so first, file and line, and does not run the old code; silent when the files parse, and off
+while nbgrader grades.
 
 A real IPython kernel (jupyter_client) runs the lecture's own first cell in a fresh workspace.
 """
@@ -48,13 +49,13 @@ def first_cell(workspace, lecture="02"):
     return next("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
 
 
-def save_tools(workspace, find, replace) -> int:
-    """Save nano/tools.py with the line holding `find` replaced by `replace`, as the editor does,
-    a little later than the version loaded; return the line's number."""
+def save_tools(workspace, find, *replace) -> int:
+    """Save nano/tools.py with the line holding `find` replaced by the lines `replace`, as the
+    editor does, a little later than the version loaded; return the first line's number."""
     path = workspace / "nano" / "tools.py"
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     index = next(i for i, line in enumerate(lines) if find in line)
-    lines[index] = f"{replace}\n"
+    lines[index:index + 1] = [f"{line}\n" for line in replace]
     path.write_text("".join(lines), encoding="utf-8")
     later = time.time() + 2 + index / 1000
     os.utime(path, (later, later))
@@ -73,7 +74,7 @@ def test_a_cell_after_saving_a_file_that_does_not_parse_names_the_file_and_line(
         assert outputs[0]["traceback"] == [
             f"nano/tools.py, line {line}: SyntaxError: '(' was never closed",
             "The saved nano/tools.py does not parse, so this cell did not run (the notebook still "
-            "has the last version that did). Fix that line and save, then run the cell again."]
+            "has the last version that worked). Fix that line and save, then run the cell again."]
         assert len(outputs) == 1, outputs  # no autoreload traceback, no stub's NotImplementedError
         assert kernel.run("1 + 1")[0]["traceback"][0].startswith(f"nano/tools.py, line {line}:")
 
@@ -81,6 +82,28 @@ def test_a_cell_after_saving_a_file_that_does_not_parse_names_the_file_and_line(
         fixed = kernel.run("read_file('fixtures/convert.py')")
         assert [o["type"] for o in fixed] == ["execute_result"], fixed
         assert "def celsius_to_fahrenheit" in fixed[0]["data"]["text/plain"]
+    finally:
+        kernel.close()
+
+
+def test_a_cell_after_saving_a_file_that_fails_when_imported_names_the_file_and_line(workspace):
+    kernel = Kernel(workspace)
+    try:
+        assert kernel.run(first_cell(workspace)) == []
+        assert kernel.run("from nano.tools import read_file") == []
+
+        line = save_tools(workspace, "import os", "import os", "import nosuchmodule") + 1
+        outputs = kernel.run("read_file('fixtures/convert.py')")
+        assert [o["type"] for o in outputs] == ["error"], outputs
+        assert outputs[0]["traceback"] == [
+            f"nano/tools.py, line {line}: ModuleNotFoundError: No module named 'nosuchmodule'",
+            "The saved nano/tools.py fails when it is imported, so this cell did not run (the "
+            "notebook still has the last version that worked). Fix that line and save, then run "
+            "the cell again."]
+        assert kernel.run("2 + 2")[0]["traceback"] == outputs[0]["traceback"]  # until it is fixed
+
+        save_tools(workspace, "import nosuchmodule", "")
+        assert [o["type"] for o in kernel.run("2 + 2")] == ["execute_result"]
     finally:
         kernel.close()
 
