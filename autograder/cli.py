@@ -120,6 +120,10 @@ def _student(args) -> int:
 def _grade(args) -> int:
     from autograder import grade, sandbox
 
+    if args.workers is not None and args.workers < 1:
+        raise ValueError(f"--workers must be at least 1, not {args.workers}")
+    if args.timeout is not None and args.timeout < 1:
+        raise ValueError(f"--timeout must be at least 1 (seconds a cell may run), not {args.timeout}")
     if not args.submissions.is_dir():
         raise OSError(f"{args.submissions} is not a folder of submissions")
     if args.unsafe:
@@ -130,7 +134,7 @@ def _grade(args) -> int:
         return 2
     workers = args.workers if args.workers is not None else grade.default_workers()
     grade.grade_all(args.submissions, args.course, echo=lambda line: print(line, flush=True),
-                    workers=max(1, workers), timeout=args.timeout, unsafe=args.unsafe,
+                    workers=workers, timeout=args.timeout, unsafe=args.unsafe,
                     scheduler=args.scheduler, db_url=args.db_url,
                     check=not args.no_verify)
     return 0

@@ -16,6 +16,10 @@ with `scheduler`, on the workers of a Dask cluster (cluster.py). Either way this
 only writer of the course's gradebook (gradebook.py: a file, or PostgreSQL through db_url).
 Each cell nbgrader passed must also be confirmed by the independent check (verify.py), or it
 scores 0 and is named.
+
+Grades accumulate over a term: grades.csv and problems.csv always list the whole class, every
+student the course's gradebook holds and every hand-in refused so far, whatever one run graded
+(`whole_class`). Both files are replaced only once complete (written aside, then renamed).
 """
 
 import copy
@@ -24,6 +28,7 @@ import json
 import os
 import shutil
 import sys
+import tempfile
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -82,10 +87,17 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
     scheduler's address) grades them on that cluster instead. `db_url` is where a course built
     here keeps its gradebook; a built course must already have it there. Student code runs in
     the sandbox (sandbox.py) unless `unsafe`. With `check`, each cell nbgrader passed must also
-    be confirmed by the independent check (verify.py).
+    be confirmed by the independent check (verify.py). Returns the rows of this run's students
+    as grades.csv now holds them; refuses (ValueError) bad arguments and a folder with no
+    hand-ins before anything is written.
     """
+    if workers < 1:
+        raise ValueError(f"workers must be at least 1, not {workers}")
+    if timeout is not None and timeout < 1:
+        raise ValueError(f"the time limit must be at least 1 second a cell, not {timeout}")
     if not unsafe and not sandbox.available():
         raise RuntimeError(sandbox.MISSING)
+    hand_ins, notes = intake.class_in(submissions)
     course = course.resolve()
     if not (course / "release" / release.ASSIGNMENT).is_dir():
         echo(f"building the course in {course} ...")
@@ -104,7 +116,7 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
     lectures = lectures_of(course)
     numbers = sorted(set(lectures.values()))
     out_of = sum(max_points(course).values())
-    hand_ins, notes = intake.hand_ins(submissions)
+    before = set(held(course, lectures))  # students with a grade from an earlier run
     for note in notes:
         echo(note)
 
@@ -177,15 +189,19 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 
-        ordered = [grades[h.student] for h in hand_ins]
-        write_csv(ordered, numbers, course / "grades.csv")
-        write_problems(ordered, course / "problems.csv")
+        everyone = whole_class(course, [grades[h.student] for h in hand_ins], lectures, before)
+        rows = {g.student: g for g in everyone}
+        ordered = [rows[h.student] for h in hand_ins]
+        write_problems(everyone, course / "problems.csv")
+        write_csv(everyone, numbers, course / "grades.csv")
         if feedback:
             for grade in ordered:
-                if grade.student not in graded:  # not graded: feedback that says why
+                if grade.student not in graded:  # not graded now: feedback that says why
                     feedback_pages.write_student(course, grade)
     echo(table(ordered, numbers))
-    echo(f"wrote {course / 'grades.csv'} and problems.csv"
+    kept = len(everyone) - len(ordered)
+    echo(f"wrote {course / 'grades.csv'} and problems.csv ({len(everyone)} students"
+         + (f", {kept} of them from earlier runs)" if kept else ")")
          + (f"; each student's feedback in {course / 'feedback'}/<student_id>/index.html" if feedback else ""))
     if feedback:  # hand-ins from nbgrader collect: their pages where nbgrader release_feedback looks
         from autograder import exchange
@@ -421,30 +437,92 @@ def _scores(course: Path, student: str, lectures: dict[str, str]) -> dict[str, f
 
 
 # ---------------------------------------------------------------------------------------------
-# Results: the CSV, the problems, the table.
+# Results: the whole class, the CSV, the problems, the table.
+
+
+NOT_GRADED_AGAIN = "this hand-in was not graded "  # a later hand-in of a graded student
+
+
+def held(course: Path, lectures: dict[str, str]) -> dict[str, dict[str, float]]:
+    """Student -> points per lecture, for every student the course's gradebook holds a
+    submission of (graded by any run, or by stock nbgrader)."""
+    numbers = sorted(set(lectures.values()))
+    found: dict[str, dict[str, float]] = {}
+    with gradebook.open_gradebook(gradebook.url(course)) as gb:
+        for name, number in lectures.items():
+            for row in gb.notebook_submission_dicts(name, release.ASSIGNMENT):
+                scores = found.setdefault(row["student"], {k: 0.0 for k in numbers})
+                scores[number] = round(float(row["score"] or 0.0), 3)
+    return found
+
+
+def whole_class(course: Path, run: list[Grade], lectures: dict[str, str], before: set[str]) -> list[Grade]:
+    """The rows grades.csv and problems.csv hold after a run, sorted by student id.
+
+    The graded students are those the gradebook holds, with their problems from the last
+    problems.csv; the refused hand-ins (never in the gradebook) are carried over from
+    problems.csv until their student is graded. This `run` replaces the rows of its students,
+    except that a hand-in it could not grade does not wipe the grade of the student's earlier
+    one (`before`: the students the gradebook held when the run began).
+    """
+    scores = held(course, lectures)
+    last = {g.student: g for g in read_grades(course)}
+    rows = {student: Grade(student, points, last[student].problems if student in last else ())
+            for student, points in scores.items()}
+    rows |= {g.student: g for g in last.values() if not g.graded and g.student not in scores}
+    for g in run:
+        if g.graded or g.student not in scores:
+            rows[g.student] = g
+        else:
+            kept = tuple(p for p in rows[g.student].problems if not p.startswith(NOT_GRADED_AGAIN))
+            said = ((*kept, f"{NOT_GRADED_AGAIN}({g.problem}); the grade of the earlier one stands")
+                    if g.student in before else g.problems)
+            rows[g.student] = Grade(g.student, scores[g.student], said)
+    return sorted(rows.values(), key=lambda g: (g.student.lower(), g.student))
+
 
 def write_csv(grades: list[Grade], lectures: list[str], path: Path) -> None:
-    with path.open("w", newline="", encoding="utf-8") as out:
-        writer = csv.writer(out)
+    """grades.csv: one row per student, points per lecture and in all."""
+    def rows(writer) -> None:
         writer.writerow(["student_id", *lectures, "total"])
         for g in grades:
             writer.writerow([g.student, *(f"{g.scores.get(k, 0.0):g}" for k in lectures),
                              f"{g.total:g}"])
+    _replace(path, rows)
 
 
 def write_problems(grades: list[Grade], path: Path) -> None:
     """problems.csv: one row per problem found, for the students who had any."""
-    with path.open("w", newline="", encoding="utf-8") as out:
-        writer = csv.writer(out)
+    def rows(writer) -> None:
         writer.writerow(["student_id", "graded", "problem"])
         for g in grades:
             for problem in g.problems:
                 writer.writerow([g.student, "yes" if g.graded else "no", problem])
+    _replace(path, rows)
+
+
+def _replace(path: Path, write) -> None:
+    """Write a CSV beside `path`, then rename it over `path`: a crash or Ctrl-C while writing
+    leaves the previous file whole."""
+    handle, name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
+    try:
+        with os.fdopen(handle, "w", newline="", encoding="utf-8") as out:
+            write(csv.writer(out))
+            out.flush()
+            os.fsync(out.fileno())
+        if path.exists():
+            shutil.copymode(path, name)
+        else:
+            os.chmod(name, 0o644)
+        os.replace(name, path)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
 
 
 def read_grades(course: Path) -> list[Grade]:
-    """The grades `grade_all` last wrote in `course`, read back from grades.csv and problems.csv,
-    in their order; [] if it has not graded there."""
+    """The grades `grade_all` last wrote in `course` (the whole class), read back from grades.csv
+    and problems.csv, in their order; [] if it has not graded there."""
     def rows(name: str) -> list[dict[str, str]]:
         path = course / name
         if not path.is_file():

@@ -4,7 +4,8 @@ A hand-in is a folder named by student id, a `<student_id>.zip` (the shape an LM
 has), or a student's folder in the `submitted/` of an nbgrader course (as `nbgrader collect`
 leaves it). Archives may nest the workspace in top folders and carry `__MACOSX` or
 `.ipynb_checkpoints`; those are found or dropped. A bad id, two hand-ins for one id, an unsafe or
-oversized zip are reported with their reason and never guessed at.
+oversized zip are reported with their reason and never guessed at. A folder with nothing that
+could be a hand-in (empty, stray files, a workspace itself) is refused as a whole (`class_in`).
 """
 
 import datetime
@@ -83,6 +84,41 @@ def hand_ins(folder: Path) -> tuple[list[HandIn], list[str]]:
             rows.append(HandIn(student, claims[0][1], f"duplicate: {names} "
                                f"{'both' if len(claims) == 2 else 'all'} claim this id: not graded, keep one"))
     return sorted(rows, key=lambda row: row.student.lower()), notes
+
+
+def class_in(folder: Path) -> tuple[list[HandIn], list[str]]:
+    """`hand_ins(folder)`, or IntakeError, in one sentence starting "no hand-ins in", when nothing
+    in `folder` could be a student's hand-in: it is empty, holds only stray files or folders
+    without a workspace, is itself one student's workspace, or is an nbgrader course with no
+    `submitted/`. Grading such a folder is a mistake of the command line, not a class."""
+    said = f"no hand-ins in {folder}"
+    course = (folder / "nbgrader_config.py").is_file()
+    if course and not (folder / "submitted").is_dir():
+        raise IntakeError(f"{said}: it is an nbgrader course with no submitted/ folder (run nbgrader "
+                          "collect there first, or give the folder that holds the hand-ins)")
+    if _is_workspace(folder):
+        raise IntakeError(f"{said}: it is one student's workspace; give the folder that holds one "
+                          "folder or <student_id>.zip per student")
+    rows, notes = hand_ins(folder)
+    if any(_could_be_graded(row.source) for row in rows):
+        return rows, notes
+    where = folder / "submitted" if course else folder
+    names = sorted(entry.name for entry in where.iterdir())
+    if not names:
+        raise IntakeError(f"{said}: {'its submitted/ folder' if course else 'it'} is empty")
+    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    raise IntakeError(f"{said}: nothing in it is a student's folder holding a workspace or a "
+                      f"<student_id>.zip (it holds {shown})")
+
+
+def _could_be_graded(source: Path) -> bool:
+    if source.is_file():
+        return source.name.lower().endswith(".zip")
+    try:
+        workspace_root(source)
+        return True
+    except (IntakeError, OSError):
+        return False
 
 
 def unpack(archive: Path, dest: Path, max_bytes: int = MAX_BYTES, max_files: int = MAX_FILES,

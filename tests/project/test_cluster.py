@@ -309,7 +309,8 @@ def test_a_bad_or_unreachable_db_url_is_one_line_and_changes_nothing(mini_course
         assert (course / "nbgrader_config.py").read_text() == config
 
     other = "postgresql://nano:secret@127.0.0.1:9/other"
-    assert cli.main(["grade", str(tmp_path), "--course", str(course), "--db-url", other]) == 1
+    subs = release.make_workspace(course / "release" / "nano", tmp_path / "subs" / "alice").parent
+    assert cli.main(["grade", str(subs), "--course", str(course), "--db-url", other]) == 1
     err = capsys.readouterr().err
     assert "keeps its gradebook at sqlite:///" in err and "secret" not in err and err.count("\n") == 1, err
 

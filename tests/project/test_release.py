@@ -2,6 +2,7 @@
 
 import ast
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -152,6 +153,7 @@ def test_a_workspace_is_never_written_over(course, tmp_path):
 def test_mini_pipeline_grades_each_behaviour_by_its_points(mini_course, tmp_path):
     """A perfect, an untouched and a half-done submission, and one that tampers with a helper."""
     course, lectures = mini_course
+    course = Path(shutil.copytree(course, tmp_path / "course"))  # the shared course stays ungraded
     points = notebooks.points(notebooks.load(lectures / "01-mini.ipynb"))
     release_dir = course / "release" / "nano"
     subs = tmp_path / "subs"

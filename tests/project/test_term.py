@@ -1,0 +1,235 @@
+"""A term of grading: do grades.csv and problems.csv keep the whole class, run after run?
+
+An instructor grades the class, then a late hand-in, then (by mistake) an empty folder, all from
+the command line on one real course: each time both files list every student the gradebook
+holds and every hand-in refused, a re-graded student's row is replaced, and a refused hand-in
+never wipes an earlier grade. Bad arguments and folders with no hand-ins are refused in one
+sentence before anything is written; a Ctrl-C mid-run, or a crash while the files are written,
+leaves the previous grades.csv whole.
+"""
+
+import csv
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from autograder import cli, grade, release
+
+SAMPLES = release.ROOT / "fixtures" / "submissions"
+TIMEOUT = "20"  # seconds per cell, as fixtures/submissions/expected.csv was made with
+
+
+def zip_folder(folder: Path, archive: Path) -> Path:
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                zf.write(path, f"{archive.stem}/{path.relative_to(folder).as_posix()}")
+    return archive
+
+
+def rows_of(course: Path) -> dict[str, str]:
+    """student -> total, from grades.csv."""
+    with (course / "grades.csv").open(newline="") as lines:
+        return {row["student_id"]: row["total"] for row in csv.DictReader(lines)}
+
+
+def problems_of(course: Path) -> dict[str, list[tuple[str, str]]]:
+    """student -> [(graded, problem)], from problems.csv."""
+    found: dict[str, list[tuple[str, str]]] = {}
+    with (course / "problems.csv").open(newline="") as lines:
+        for row in csv.DictReader(lines):
+            found.setdefault(row["student_id"], []).append((row["graded"], row["problem"]))
+    return found
+
+
+def grade_cli(capsys, subs: Path, course: Path, *more: str) -> tuple[int, str, str]:
+    code = cli.main(["grade", str(subs), "--course", str(course), "--timeout", TIMEOUT, *more])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+# ---------------------------------------------------------------------------------------------
+# Refused before anything is written
+
+@pytest.fixture
+def one_hand_in(tmp_path) -> Path:
+    subs = tmp_path / "subs"
+    shutil.copytree(SAMPLES / "untouched", subs / "untouched")
+    return subs
+
+
+@pytest.mark.parametrize("option, value, said", [
+    ("--workers", "0", "--workers must be at least 1, not 0"),
+    ("--workers", "-3", "--workers must be at least 1, not -3"),
+    ("--timeout", "0", "--timeout must be at least 1 (seconds a cell may run), not 0"),
+    ("--timeout", "-1", "--timeout must be at least 1 (seconds a cell may run), not -1"),
+])
+def test_out_of_range_workers_and_timeout_are_refused_in_one_sentence(one_hand_in, tmp_path, capsys,
+                                                                      option, value, said):
+    course = tmp_path / "course"
+    code = cli.main(["grade", str(one_hand_in), "--course", str(course), option, value])
+    out, err = capsys.readouterr()
+    assert code != 0 and out == ""
+    assert err == f"nano-course grade: {said}\n"
+    assert not course.exists(), "nothing is built or written"
+
+
+def test_grade_all_refuses_the_same_values(one_hand_in, tmp_path):
+    with pytest.raises(ValueError, match="workers must be at least 1, not 0"):
+        grade.grade_all(one_hand_in, tmp_path / "course", echo=lambda *_: None, workers=0)
+    with pytest.raises(ValueError, match="at least 1 second a cell, not -1"):
+        grade.grade_all(one_hand_in, tmp_path / "course", echo=lambda *_: None, timeout=-1)
+    assert not (tmp_path / "course").exists()
+
+
+def no_hand_ins(tmp_path: Path) -> dict[str, tuple[Path, str]]:
+    """Folders an instructor might give by mistake -> (folder, what the refusal says)."""
+    folders = {}
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    folders["empty"] = (empty, "it is empty")
+    stray = tmp_path / "stray"
+    stray.mkdir()
+    (stray / "grades-from-lms.csv").write_text("id\n1\n")
+    folders["stray file"] = (stray, "nothing in it is a student's folder holding a workspace or a "
+                                    "<student_id>.zip (it holds grades-from-lms.csv)")
+    folders["a workspace"] = (SAMPLES / "perfect", "it is one student's workspace")
+    lost = tmp_path / "lost"
+    for name in ("photos", "music", "tax"):
+        (lost / name).mkdir(parents=True)
+    (lost / "tax" / "2025.pdf").write_bytes(b"%PDF")
+    folders["folders without a workspace"] = (lost, "(it holds music, photos, tax)")
+    course = tmp_path / "a-course"
+    course.mkdir()
+    (course / "nbgrader_config.py").write_text("c = get_config()\n")
+    shutil.copytree(SAMPLES / "perfect", course / "release" / "nano")
+    folders["a course with nothing collected"] = (course, "an nbgrader course with no submitted/ folder")
+    collected = tmp_path / "collected"
+    (collected / "submitted").mkdir(parents=True)
+    (collected / "nbgrader_config.py").write_text("c = get_config()\n")
+    folders["a course whose submitted/ is empty"] = (collected, "its submitted/ folder is empty")
+    return folders
+
+
+def test_a_folder_with_no_hand_ins_is_refused_in_one_sentence_and_nothing_is_written(tmp_path, capsys):
+    course = tmp_path / "course"
+    for kind, (folder, said) in no_hand_ins(tmp_path).items():
+        code = cli.main(["grade", str(folder), "--course", str(course)])
+        out, err = capsys.readouterr()
+        assert code != 0 and out == "", kind
+        assert err.startswith(f"nano-course grade: no hand-ins in {folder}: ") and err.count("\n") == 1, (kind, err)
+        assert said in err, (kind, err)
+        assert not course.exists(), kind
+
+
+def test_a_crash_while_writing_grades_leaves_the_previous_file_whole(tmp_path):
+    path = tmp_path / "grades.csv"
+    path.write_text("student_id,01,total\nalice,1,1\n")
+    before = path.read_bytes()
+    broken = grade.Grade("bob", {"01": "not a number"})  # fails while its row is formatted
+    with pytest.raises(ValueError):
+        grade.write_csv([grade.Grade("alice", {"01": 0.5}), broken], ["01"], path)
+    assert path.read_bytes() == before
+    assert [p.name for p in tmp_path.iterdir()] == ["grades.csv"], "no half-written file is left"
+    grade.write_csv([grade.Grade("alice", {"01": 0.5})], ["01"], path)
+    assert path.read_text() == "student_id,01,total\nalice,0.5,0.5\n"
+
+
+# ---------------------------------------------------------------------------------------------
+# A term on the real course
+
+@pytest.fixture(scope="module")
+def term_course(tmp_path_factory):
+    """The real course, built as an instructor builds it, for this module's runs."""
+    course = tmp_path_factory.mktemp("term") / "course"
+    assert cli.main(["build", "--out", str(course)]) == 0
+    return course
+
+
+@pytest.mark.slow
+def test_grades_accumulate_over_a_term(term_course, tmp_path, capsys):
+    course = term_course
+
+    # The class: one folder, one zip, one refused zip.
+    first = tmp_path / "first"
+    shutil.copytree(SAMPLES / "perfect", first / "perfect")
+    zip_folder(SAMPLES / "untouched", first / "untouched.zip")
+    shutil.copy2(SAMPLES / "zip-escape.zip", first / "zip-escape.zip")
+    code, out, err = grade_cli(capsys, first, course)
+    assert code == 0, err
+    assert rows_of(course) == {"perfect": "10", "untouched": "0", "zip-escape": "0"}
+    assert [g for g, _ in problems_of(course)["zip-escape"]] == ["no"]
+    assert "path traversal" in problems_of(course)["zip-escape"][0][1]
+    assert "wrote" in out and "(3 students)" in out
+
+    # A late hand-in, a student who handed in again, and a refused re-hand-in of a graded one.
+    late = tmp_path / "late"
+    shutil.copytree(SAMPLES / "partial", late / "partial")
+    shutil.copytree(SAMPLES / "partial", late / "untouched")
+    shutil.copy2(SAMPLES / "zip-bomb.zip", late / "perfect.zip")
+    code, out, err = grade_cli(capsys, late, course)
+    assert code == 0, err
+    assert rows_of(course) == {"partial": "4", "perfect": "10", "untouched": "4", "zip-escape": "0"}
+    problems = problems_of(course)
+    assert "path traversal" in problems["zip-escape"][0][1], "a refused hand-in stays listed"
+    graded, said = problems["perfect"][-1]
+    assert graded == "yes" and "zip bomb" in said and "the grade of the earlier one stands" in said
+    assert problems.get("untouched") == problems.get("partial"), "the row is replaced, problems too"
+    table = out[out.index("\nstudent "):]
+    assert [line.split()[0] for line in table.strip().splitlines()[1:-1]] == ["partial", "perfect", "untouched"]
+    assert "(4 students, 1 of them from earlier runs)" in out
+    assert "10 / 10" in (course / "feedback" / "perfect" / "index.html").read_text()
+    assert grade.read_grades(course)[1].scores == {"01": 1.0, "02": 1.5, "03": 1.5, "04": 1.5,
+                                                   "05": 2.5, "06": 2.0}
+
+    # An empty folder, and a folder holding one stray file: refused, and nothing changes.
+    written = {name: (course / name).read_bytes() for name in ("grades.csv", "problems.csv")}
+    for folder in (tmp_path / "empty", tmp_path / "stray"):
+        folder.mkdir()
+    (tmp_path / "stray" / "README.txt").write_text("hand-ins go here\n")
+    for folder in (tmp_path / "empty", tmp_path / "stray"):
+        code, out, err = grade_cli(capsys, folder, course)
+        assert code != 0 and out == ""
+        assert err.startswith(f"nano-course grade: no hand-ins in {folder}: ") and err.count("\n") == 1, err
+        assert {name: (course / name).read_bytes() for name in written} == written
+
+    # The report still names the hand-in that could not be graded.
+    assert cli.main(["report", "--course", str(course)]) == 0
+    capsys.readouterr()
+    assert "zip-escape" in (course / "report.html").read_text()
+
+
+@pytest.mark.slow
+def test_ctrl_c_mid_run_leaves_the_previous_grades(term_course, tmp_path):
+    course = tmp_path / "course"
+    shutil.copytree(term_course, course)
+    (course / "grades.csv").write_text("student_id,01,02,03,04,05,06,total\nearlier,1,1.5,1.5,1.5,2.5,2,10\n")
+    before = (course / "grades.csv").read_bytes()
+    subs = tmp_path / "subs"
+    shutil.copytree(SAMPLES / "partial", subs / "partial")
+    command = [sys.executable, "-m", "autograder.cli", "grade", str(subs), "--course", str(course),
+               "--workers", "1", "--timeout", TIMEOUT]
+    run = subprocess.Popen(command, cwd=release.ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, start_new_session=True)
+    try:
+        seen = []
+        for line in run.stdout:
+            seen.append(line)
+            if line.startswith("grading with nbgrader"):
+                break
+        assert seen and seen[-1].startswith("grading with nbgrader"), seen
+        os.killpg(run.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+        rest = run.communicate(timeout=120)[0]
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait()
+    assert run.returncode != 0, rest
+    assert (course / "grades.csv").read_bytes() == before
+    assert not [p.name for p in course.glob(".grades.csv.*")]
