@@ -173,6 +173,8 @@ def export(course: Path, out: Path | None = None, roster: Path | None = None, to
         not_in_gradebook = tuple(student for student in people if student not in known)
 
     folder = Path(out) if out is not None else course / FOLDER
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"{folder} is a file: the export goes in a folder (--out DIR)")
     folder.mkdir(parents=True, exist_ok=True)
     canvas, moodle = folder / CANVAS_FILE, folder / MOODLE_FILE
     _write(canvas, canvas_rows(columns, rows))
@@ -211,11 +213,14 @@ def _write(path: Path, table: list[list[str]]) -> None:
 
 def summary(result: Export) -> list[str]:
     """What the command prints: the files written, then whom they leave out and why."""
-    count = f"{len(result.students)} student{'s' if len(result.students) != 1 else ''}"
-    lines = [f"wrote {result.canvas}: {count}, {len(result.items)} assignment column(s), "
-             f"{result.points:g} points in all (the Points Possible row)",
-             f"wrote {result.moodle}: {count}, {len(result.items)} grade item column(s) "
-             f"(map \"{MOODLE_ID_COLUMN}\" to the users' ID number)"]
+    def count(n: int, what: str) -> str:
+        return f"{n} {what}{'s' if n != 1 else ''}"
+
+    students = count(len(result.students), "student")
+    lines = [f"wrote {result.canvas}: {students}, {count(len(result.items), 'assignment')} worth "
+             f"{result.points:g} points (the Points Possible row)",
+             f"wrote {result.moodle}: {students}, {count(len(result.items), 'grade item')}; its "
+             f"\"{MOODLE_ID_COLUMN}\" column identifies the users"]
     if not result.roster:
         lines.append("no roster: our student ids are written as the LMS's (Canvas SIS User ID, "
                      "Moodle ID number); pass --roster FILE to map them")

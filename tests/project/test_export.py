@@ -2,7 +2,8 @@
 imports document, the course's points, the right ids, and is every roster mismatch listed?
 
 The class is two sample hand-ins (perfect, partial) graded with `nano-course grade` in a copy of
-the real course; the export runs as an instructor runs it, `nano-course export` in a shell.
+the real course, and twin, handed in twice and so not graded; the export runs as an instructor
+runs it, `nano-course export` in a shell.
 
 The formats, as their documentation and importers give them (cited in autograder/export.py):
 Canvas, https://community.canvaslms.com/t5/Instructor-Guide/How-do-I-import-grades-in-the-Gradebook/ta-p/807
@@ -38,11 +39,13 @@ PARTIAL = ["1", "1.5", "1.5", "0", "0", "0"]  # fixtures/submissions/expected.cs
 
 @pytest.fixture(scope="module")
 def graded(course, tmp_path_factory) -> Path:
-    """A copy of the real course in which `nano-course grade` graded perfect and partial."""
+    """A copy of the real course in which `nano-course grade` graded perfect and partial, and
+    listed twin (a folder and a zip) as a duplicate, not graded."""
     scratch = tmp_path_factory.mktemp("export")
     subs = scratch / "subs"
-    for name in ("perfect", "partial"):
+    for name in ("perfect", "partial", "twin"):
         shutil.copytree(SAMPLES / name, subs / name)
+    shutil.copy(SAMPLES / "twin.zip", subs)
     graded = scratch / "course"
     shutil.copytree(course, graded)
     out, err = io.StringIO(), io.StringIO()
@@ -75,10 +78,11 @@ def test_without_a_roster_both_files_carry_every_graded_student_and_the_course_p
     assert done.returncode == 0, done.stderr
     assert done.stderr == ""
     lines = done.stdout.splitlines()
-    assert lines[0].startswith(f"wrote {graded / 'export' / 'canvas.csv'}: 2 students, 6 assignment")
-    assert "10 points in all" in lines[0]
-    assert lines[1].startswith(f"wrote {graded / 'export' / 'moodle.csv'}: 2 students")
-    assert "no roster" in done.stdout and "left out" not in done.stdout
+    assert lines[0] == (f"wrote {graded / 'export' / 'canvas.csv'}: 2 students, 6 assignments worth 10 "
+                        "points (the Points Possible row)")
+    assert lines[1].startswith(f"wrote {graded / 'export' / 'moodle.csv'}: 2 students, 6 grade items")
+    assert lines[2].startswith("no roster: our student ids are written as the LMS's")
+    assert len(lines) == 4 and lines[3].startswith("not graded, left out: twin (") and "duplicate" in lines[3]
 
     canvas = rows(graded / "export" / "canvas.csv")
     assert canvas[0] == CANVAS_STUDENT_COLUMNS + [f"nano {name}" for name in LECTURES]
@@ -128,6 +132,7 @@ def test_total_writes_one_column_worth_the_whole_assignment(graded, tmp_path):
     done = run("--course", str(graded), "--out", str(tmp_path), "--total")
 
     assert done.returncode == 0, done.stderr
+    assert "1 assignment worth 10 points" in done.stdout
     canvas = rows(tmp_path / "canvas.csv")
     assert canvas[0] == CANVAS_STUDENT_COLUMNS + ["nano"]
     assert canvas[1] == ["Points Possible", "", "", "", "", "10"]
@@ -176,3 +181,14 @@ def test_an_ungraded_course_is_refused_in_one_sentence(course, tmp_path):
     assert done.stderr.strip() == (f"nano-course export: {course} has no grades yet: grade the class "
                                    f"first (nano-course grade SUBMISSIONS --course {course})")
     assert not (tmp_path / "lms").exists()
+
+
+def test_an_out_that_is_a_file_is_refused_and_kept(graded, tmp_path):
+    taken = tmp_path / "grades.csv"
+    taken.write_text("mine\n")
+
+    done = run("--course", str(graded), "--out", str(taken))
+
+    assert done.returncode != 0
+    assert done.stderr.strip() == f"nano-course export: {taken} is a file: the export goes in a folder (--out DIR)"
+    assert taken.read_text() == "mine\n"
