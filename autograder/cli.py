@@ -2,10 +2,15 @@
 (notebooks, check, samples) and the grading benchmark (bench)."""
 
 import argparse
+import os
+import shlex
+import shutil
 import sys
 from pathlib import Path
 
 DEFAULT_COURSE = Path("build/course")
+# Imported by some commands, installed only with the extra: pip install -e ".[instructor]".
+INSTRUCTOR_MODULES = {"dask", "distributed", "psycopg", "matplotlib", "jupytext"}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -89,6 +94,13 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError, RuntimeError) as exc:  # ReleaseError is a RuntimeError
         print(f"nano-course {args.command}: {exc}", file=sys.stderr)
         return 1
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] not in INSTRUCTOR_MODULES:
+            raise
+        print(f"nano-course {args.command}: needs {exc.name}, which only the instructor's install "
+              "has: pip install -e '.[instructor]' in the course repository (./run setup does it)",
+              file=sys.stderr)
+        return 1
 
 
 def _build(args) -> int:
@@ -104,17 +116,67 @@ def _build(args) -> int:
 def _student(args) -> int:
     import tempfile
 
-    from autograder import release
+    problem = _not_a_new_folder(args.dir) or (args.course and _not_a_course(args.course))
+    if problem:
+        print(f"nano-course student: {problem}", file=sys.stderr)
+        return 2
+    from autograder import release  # after the checks: it takes seconds to import
 
+    activate = _activate()  # before building: the build puts this environment's scripts on PATH
     if args.course is not None:
         workspace = release.make_workspace(args.course / "release" / release.ASSIGNMENT, args.dir)
     else:
         with tempfile.TemporaryDirectory(prefix="nano-course-") as tmp:
             workspace = release.make_workspace(release.build_course(Path(tmp)), args.dir)
     print(f"student workspace ready in {workspace}\n"
-          f"next, with this environment active: cd {workspace} && ./ok 00 && "
-          "jupyter lab 01-shape-of-an-agent.ipynb")
+          f"next: {activate}cd {shlex.quote(str(workspace))} && {_jupyter_lab()}\n"
+          "then follow the notebook; ./ok 00 checks lecture 01 once you have written warmup "
+          "in nano/protocol.py (until then it fails, as every stub does)")
     return 0
+
+
+def _not_a_new_folder(path: Path) -> str | None:
+    """Why `path` cannot become a new workspace, in a sentence; None when it can."""
+    if path.is_file():
+        return f"{path} is a file: name a new folder for the workspace"
+    if path.is_dir() and any(path.iterdir()):
+        return f"{path} already exists and is not empty: name a new folder for the workspace"
+    parent = next((p for p in path.absolute().parents if p.exists()), None)
+    if parent is not None and not parent.is_dir():
+        return f"cannot make the folder {path}: {parent} is a file, not a folder"
+    return None
+
+
+def _not_a_course(course: Path) -> str | None:
+    """Why `course` has no release to copy, in a sentence; None when it has one."""
+    build = f"build one there with nano-course build --out {course}, or leave out --course"
+    if not course.exists():
+        return f"there is no course at {course}: {build}"
+    if not course.is_dir():
+        return (f"{course} is a file: --course names the folder nano-course build made "
+                "(or leave it out)")
+    from autograder.release import ASSIGNMENT
+
+    if not (course / "release" / ASSIGNMENT / "ok").is_file():
+        return f"{course} is not a built nano course (it has no release/{ASSIGNMENT}): {build}"
+    return None
+
+
+def _activate() -> str:
+    """How to make this environment the shell's, when it is not already: '' or 'source ... && '."""
+    here = Path(sys.executable).parent
+    found = shutil.which("jupyter")
+    if found and Path(found).parent.resolve() == here.resolve():
+        return ""
+    if (here / "activate").is_file():
+        return f"source {shlex.quote(str(here / 'activate'))} && "
+    return f"export PATH={shlex.quote(str(here))}:\"$PATH\" && "  # conda, or no venv: its scripts first
+
+
+def _jupyter_lab() -> str:
+    """The command that opens lecture 01; as root JupyterLab also needs --allow-root."""
+    root = " --allow-root" if os.geteuid() == 0 else ""
+    return f"jupyter lab{root} 01-shape-of-an-agent.ipynb"
 
 
 def _grade(args) -> int:
