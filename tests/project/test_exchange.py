@@ -151,7 +151,8 @@ def unix_users():
     reach = subprocess.run(["runuser", "-u", "nobody", "--", BIN / "nano-course", "--help"], cwd="/",
                            capture_output=True, text=True, timeout=120)
     if reach.returncode != 0:  # CI clones under /root (mode 700), say: nothing to test with
-        pytest.skip(f"other users cannot run {BIN / 'nano-course'} (a folder above it is private): "
+        pytest.skip(f"other users cannot run {BIN / 'nano-course'} (its Python is "
+                    f"{Path(sys.executable).resolve()}: is a folder above either private?): "
                     f"{(reach.stderr.strip().splitlines() or ['no reason given'])[-1]}")
     if not sandbox.available():
         _cannot(sandbox.MISSING)
