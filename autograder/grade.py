@@ -117,6 +117,7 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
     numbers = sorted(set(lectures.values()))
     out_of = sum(max_points(course).values())
     before = set(held(course, lectures))  # students with a grade from an earlier run
+    earlier = earlier_problems(course)  # read now: a damaged file stops the run before it starts
     for note in notes:
         echo(note)
 
@@ -189,7 +190,7 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 
-        everyone = whole_class(course, [grades[h.student] for h in hand_ins], lectures, before)
+        everyone = whole_class(course, [grades[h.student] for h in hand_ins], lectures, before, earlier)
         rows = {g.student: g for g in everyone}
         ordered = [rows[h.student] for h in hand_ins]
         write_problems(everyone, course / "problems.csv")
@@ -456,20 +457,43 @@ def held(course: Path, lectures: dict[str, str]) -> dict[str, dict[str, float]]:
     return found
 
 
-def whole_class(course: Path, run: list[Grade], lectures: dict[str, str], before: set[str]) -> list[Grade]:
+def earlier_problems(course: Path) -> dict[str, tuple[bool, tuple[str, ...]]]:
+    """Student -> (graded, problems) from the course's problems.csv as the last run wrote it;
+    ValueError, in one sentence, if it is not such a file any more."""
+    path = course / "problems.csv"
+    found: dict[str, tuple[bool, tuple[str, ...]]] = {}
+    if not path.is_file():
+        return found
+    try:
+        with path.open(newline="", encoding="utf-8") as lines:
+            reader = csv.DictReader(lines)
+            if not {"student_id", "graded", "problem"} <= set(reader.fieldnames or ()):
+                raise csv.Error("its columns are not student_id,graded,problem")
+            for row in reader:
+                graded, problems = found.get(row["student_id"], (True, ()))
+                found[row["student_id"]] = (graded and row["graded"] != "no", (*problems, row["problem"]))
+    except (csv.Error, UnicodeDecodeError) as exc:
+        raise ValueError(f"{path} is not the file nano-course grade wrote ({exc}): put it back as it was, "
+                         "or move it away to start its list of refused hand-ins afresh") from None
+    return found
+
+
+def whole_class(course: Path, run: list[Grade], lectures: dict[str, str], before: set[str],
+                earlier: dict[str, tuple[bool, tuple[str, ...]]]) -> list[Grade]:
     """The rows grades.csv and problems.csv hold after a run, sorted by student id.
 
     The graded students are those the gradebook holds, with their problems from the last
-    problems.csv; the refused hand-ins (never in the gradebook) are carried over from
-    problems.csv until their student is graded. This `run` replaces the rows of its students,
-    except that a hand-in it could not grade does not wipe the grade of the student's earlier
-    one (`before`: the students the gradebook held when the run began).
+    problems.csv (`earlier`); the refused hand-ins, never in the gradebook, are carried over from
+    it until their student is graded. This `run` replaces the rows of its students, except that
+    a hand-in it could not grade does not wipe the grade of the student's earlier one (`before`:
+    the students the gradebook held when the run began).
     """
     scores = held(course, lectures)
-    last = {g.student: g for g in read_grades(course)}
-    rows = {student: Grade(student, points, last[student].problems if student in last else ())
+    zeros = {k: 0.0 for k in sorted(set(lectures.values()))}
+    rows = {student: Grade(student, points, earlier.get(student, (True, ()))[1])
             for student, points in scores.items()}
-    rows |= {g.student: g for g in last.values() if not g.graded and g.student not in scores}
+    rows |= {student: Grade(student, zeros, problems, graded=False)
+             for student, (graded, problems) in earlier.items() if not graded and student not in scores}
     for g in run:
         if g.graded or g.student not in scores:
             rows[g.student] = g

@@ -141,6 +141,22 @@ def test_a_crash_while_writing_grades_leaves_the_previous_file_whole(tmp_path):
     assert path.read_text() == "student_id,01,total\nalice,0.5,0.5\n"
 
 
+@pytest.mark.slow
+def test_a_problems_csv_saved_over_by_a_spreadsheet_stops_the_run_before_it_starts(mini_course, tmp_path, capsys):
+    course = Path(shutil.copytree(mini_course[0], tmp_path / "course"))
+    saved = b"student_id;graded;problem\r\ntwin;no;duplicate: twin/ and twin.zip both claim this id\r\n"
+    (course / "problems.csv").write_bytes(saved)
+    subs = release.make_workspace(course / "release" / release.ASSIGNMENT, tmp_path / "subs" / "alice").parent
+    code = cli.main(["grade", str(subs), "--course", str(course)])
+    out, err = capsys.readouterr()
+    assert code != 0
+    assert err == (f"nano-course grade: {course / 'problems.csv'} is not the file nano-course grade wrote "
+                   "(its columns are not student_id,graded,problem): put it back as it was, or move it "
+                   "away to start its list of refused hand-ins afresh\n")
+    assert (course / "problems.csv").read_bytes() == saved
+    assert not (course / "submitted").exists() and not (course / "grades.csv").exists()
+
+
 # ---------------------------------------------------------------------------------------------
 # A term on the real course
 
