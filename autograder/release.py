@@ -296,7 +296,36 @@ def make_workspace(release: Path, dest: Path) -> Path:
     dest.parent.mkdir(parents=True, exist_ok=True)
     shutil.copytree(release, dest, dirs_exist_ok=True)
     (dest / "ok").chmod(0o755)
+    write_student_lab_config(dest / STUDENT_LAB_CONFIG)
     return dest
+
+
+# nbgrader's instructor parts, off in a student's JupyterLab; its Validate button stays. These are
+# the files nbgrader's documented `jupyter labextension disable` and `jupyter server extension
+# disable` write at --level=user (--user) when JUPYTER_CONFIG_DIR is the workspace's .jupyter.
+STUDENT_LAB_CONFIG = ".jupyter"
+INSTRUCTOR_LAB_PLUGINS = ["@jupyter/nbgrader:menu", "@jupyter/nbgrader:formgrader",
+                          "@jupyter/nbgrader:course-list", "@jupyter/nbgrader:create-assignment",
+                          "@jupyter/nbgrader:assignment-list"]
+INSTRUCTOR_SERVER_EXTENSIONS = ["nbgrader.server_extensions.formgrader",
+                                "nbgrader.server_extensions.course_list",
+                                "nbgrader.server_extensions.assignment_list"]
+
+
+def write_student_lab_config(folder: Path) -> None:
+    """Write a Jupyter config folder that turns nbgrader's instructor parts off.
+
+    JupyterLab reads it when the folder is on JUPYTER_CONFIG_PATH (`./run course` puts the
+    workspace's there), on top of the user's and the environment's own configuration, which stay
+    untouched: the instructor's JupyterLab elsewhere keeps everything.
+    """
+    (folder / "labconfig").mkdir(parents=True, exist_ok=True)
+    disabled = {"disabledExtensions": {name: True for name in INSTRUCTOR_LAB_PLUGINS}}
+    (folder / "labconfig" / "page_config.json").write_text(json.dumps(disabled, indent=2) + "\n",
+                                                           encoding="utf-8")
+    servers = {"ServerApp": {"jpserver_extensions": {name: False for name in INSTRUCTOR_SERVER_EXTENSIONS}}}
+    (folder / "jupyter_server_config.json").write_text(json.dumps(servers, indent=2) + "\n",
+                                                       encoding="utf-8")
 
 
 def solve_workspace(workspace: Path, root: Path = ROOT, lecture_dir: Path | None = None) -> Path:

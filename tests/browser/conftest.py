@@ -12,6 +12,7 @@ it in build/screenshots/<test>/.
 Missing Chromium or Playwright skips these tests locally and fails them under CI (CI=true).
 """
 
+import contextlib
 import json
 import os
 import secrets
@@ -38,6 +39,7 @@ SERVER_START_TIMEOUT = 90  # seconds: JupyterLab loads nbgrader's and jupytext's
 SERVER_STOP_TIMEOUT = 30
 # Variables that would make the notebooks script the human (headless) or go live against the API.
 NOT_FOR_THE_SERVER = ("NANO_HEADLESS", "NBGRADER_EXECUTION", "ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN",
+                      "ANTHROPIC_BASE_URL",
                       "JUPYTER_TOKEN", "JUPYTER_PATH", "JUPYTER_CONFIG_PATH", "JUPYTER_PREFER_ENV_PATH",
                       "PYTHONPATH")
 
@@ -188,10 +190,14 @@ def _our_kernels(runtime_dir: Path) -> list[int]:
     return found
 
 
-@pytest.fixture(scope="module")
-def lab(chromium_executable, solved_workspace, tmp_path_factory):
-    """JupyterLab serving the solved workspace on 127.0.0.1, stopped (with its kernels) at the end."""
-    home = tmp_path_factory.mktemp("lab-home")
+@contextlib.contextmanager
+def running_lab(workspace: Path, home: Path, student: bool = True, extra_env: dict[str, str] | None = None):
+    """JupyterLab serving `workspace` on 127.0.0.1, stopped (with its kernels) when the block ends.
+
+    `student`: started as `./run course` starts it, with the workspace's own Jupyter config folder
+    (release.STUDENT_LAB_CONFIG) on JUPYTER_CONFIG_PATH; False, as the instructor's plain
+    `jupyter lab`. `extra_env` is added to the server's (and so the kernels') environment.
+    """
     dirs = {name: home / name for name in ("config", "data", "runtime", "settings", "workspaces",
                                            "tmp", "ipython")}
     for folder in dirs.values():
@@ -210,15 +216,18 @@ def lab(chromium_executable, solved_workspace, tmp_path_factory):
                JUPYTERLAB_WORKSPACES_DIR=str(dirs["workspaces"]), IPYTHONDIR=str(dirs["ipython"]),
                TMPDIR=str(dirs["tmp"]),
                PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
+    if student:
+        env["JUPYTER_CONFIG_PATH"] = str(workspace / release.STUDENT_LAB_CONFIG)
+    env.update(extra_env or {})
     log = home / "jupyterlab.log"
     command = [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",
                "--ServerApp.ip=127.0.0.1", f"--ServerApp.port={port}", "--ServerApp.port_retries=0",
-               f"--ServerApp.root_dir={solved_workspace}",
+               f"--ServerApp.root_dir={workspace}",
                "--LabApp.news_url=None", "--LabApp.check_for_updates_class=jupyterlab.NeverCheckForUpdate"]
     with log.open("wb") as out:
-        process = subprocess.Popen(command, cwd=solved_workspace, env=env, stdin=subprocess.DEVNULL,
+        process = subprocess.Popen(command, cwd=workspace, env=env, stdin=subprocess.DEVNULL,
                                    stdout=out, stderr=subprocess.STDOUT, start_new_session=True)
-    server = Lab(base_url=f"http://127.0.0.1:{port}/", token=token, workspace=solved_workspace,
+    server = Lab(base_url=f"http://127.0.0.1:{port}/", token=token, workspace=workspace,
                  tmpdir=dirs["tmp"], runtime_dir=dirs["runtime"], log=log, process=process)
     try:
         deadline = time.monotonic() + SERVER_START_TIMEOUT
@@ -241,7 +250,14 @@ def lab(chromium_executable, solved_workspace, tmp_path_factory):
         finally:
             if SCREENSHOTS.is_dir() and log.exists():  # the server's log beside the pictures
                 text = log.read_text(encoding="utf-8", errors="replace").replace(token, "<token>")
-                (SCREENSHOTS / "jupyterlab.log").write_text(text, encoding="utf-8")
+                (SCREENSHOTS / f"jupyterlab-{home.name}.log").write_text(text, encoding="utf-8")
+
+
+@pytest.fixture(scope="module")
+def lab(chromium_executable, solved_workspace, tmp_path_factory):
+    """JupyterLab serving the solved workspace as `./run course` does, for this test module."""
+    with running_lab(solved_workspace, tmp_path_factory.mktemp("lab-home")) as server:
+        yield server
 
 
 def _stop(server: Lab) -> None:

@@ -1,0 +1,109 @@
+"""Lecture 06's live run in JupyterLab, typed by keyboard, against a local Messages API server.
+
+JupyterLab starts with ANTHROPIC_API_KEY set and ANTHROPIC_BASE_URL pointing at nano.server's
+MessagesServer, which plays the Celsius replies, so the notebook runs in LIVE mode: the real SDK,
+the reference nano, and a WidgetAsker text box. The request is typed key by key (not pasted) and
+sent with Enter or with the send button, a follow-up request with the other, and the test checks
+what the server received, the gate, the file the session fixed and the end button.
+
+Run them with `pytest tests/browser -k live`; they need Debian's Chromium and Playwright.
+"""
+
+import json
+import os
+import re
+from pathlib import Path
+
+import pytest
+
+from nano.server import MessagesServer
+from nano.testing import reply, text
+from tests.browser.conftest import running_lab
+from tests.browser.test_jupyterlab import (BUG, FIX, REACH_TIMEOUT, cell_printing, code_cell, expect,
+                                           open_notebook, output, run_all)
+
+pytestmark = [pytest.mark.browser, pytest.mark.slow]
+
+KEY = "sk-ant-local-test-key"
+TRACE = json.loads(Path(__file__).resolve().parents[2].joinpath("fixtures", "celsius_trace.json")
+                   .read_text(encoding="utf-8"))
+FOLLOW_UP = "Thanks. Which line did you change, in one sentence?"
+FOLLOW_UP_ANSWER = "Line 3: the fraction is now 9/5, the right way up."
+WAYS = ["Enter", "send"]  # how the Celsius request is sent; the follow-up goes the other way
+
+
+@pytest.fixture(scope="module")
+def model_server():
+    """The local Messages API: each test's session gets the three Celsius replies and one more."""
+    session = [*TRACE["replies"], reply(text(FOLLOW_UP_ANSWER))]
+    with MessagesServer(session * len(WAYS), api_key=KEY) as server:
+        yield server
+
+
+@pytest.fixture(scope="module")
+def lab(chromium_executable, solved_workspace, tmp_path_factory, model_server):
+    """The student's JupyterLab, started where a key is set, so that lecture 06 runs LIVE."""
+    with running_lab(solved_workspace, tmp_path_factory.mktemp("live-lab-home"),
+                     extra_env={"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": model_server.url}) as server:
+        yield server
+
+
+def type_request(cell, words: str, way: str) -> None:
+    """Type `words` into the live cell's newest text box key by key, then press Enter or click send."""
+    box = cell.locator(".widget-text input:enabled")
+    expect(box).to_have_count(1, timeout=REACH_TIMEOUT)
+    box.click()
+    box.press_sequentially(words, delay=15)
+    if way == "Enter":
+        box.press("Enter")
+    else:
+        cell.locator("button:enabled", has_text="send").click()
+    expect(cell.locator(".widget-html-content", has_text=f"→ {words}")).to_have_count(1)
+
+
+@pytest.mark.parametrize("way", WAYS)
+def test_lecture_06_live_run_typed(page, shots, lab, model_server, way, tmp_path):
+    """Typed requests reach nano whole; y fixes the scratch copy; end closes the session."""
+    original = (lab.workspace / "fixtures" / "convert.py").read_text(encoding="utf-8")
+    first = len(model_server.requests)
+    earlier = set(lab.tmpdir.glob("nano-*"))
+
+    open_notebook(page, lab, shots, "06-repl.ipynb")
+    run_all(page)
+    mode = code_cell(page, 'print("mode:"')
+    expect(output(mode)).to_contain_text("mode: LIVE, against the real API", timeout=REACH_TIMEOUT)
+
+    cell = cell_printing(page, "LIVE RUN:", timeout=REACH_TIMEOUT)
+    type_request(cell, TRACE["request"], way)
+
+    yes = cell.get_by_role("button", name="y", exact=True)
+    expect(yes).to_be_enabled(timeout=REACH_TIMEOUT)
+    expect(output(cell)).to_contain_text(f"-    {BUG}")
+    expect(output(cell)).to_contain_text("Allow edit_file? [y/n]")
+    waiting = [p for p in lab.tmpdir.glob("nano-*/fixtures/convert.py") if p.parent.parent not in earlier]
+    assert len(waiting) == 1, f"expected one scratch copy waiting for the gate, found {waiting}"
+    kept = tmp_path / "convert.py"
+    os.link(waiting[0], kept)  # the scratch folder goes when the cell ends; the link keeps its file
+    shots(f"typed-{way}-gate-asks", show=yes)
+    yes.click()
+    expect(output(cell)).to_contain_text("→ y")
+
+    type_request(cell, FOLLOW_UP, "send" if way == "Enter" else "Enter")
+    expect(output(cell)).to_contain_text(FOLLOW_UP_ANSWER, timeout=REACH_TIMEOUT)
+    shots(f"typed-{way}-follow-up-answered", show=output(cell), align="end")
+    end = cell.locator("button:enabled", has_text=re.compile(r"^\s*end\s*$"))
+    expect(end).to_have_count(1, timeout=REACH_TIMEOUT)
+    end.click()
+
+    expect(output(cell)).to_contain_text("fixed: True", timeout=REACH_TIMEOUT)
+    assert kept.read_text(encoding="utf-8") == original.replace(BUG, FIX)
+    assert (lab.workspace / "fixtures" / "convert.py").read_text(encoding="utf-8") == original
+    shots(f"typed-{way}-ended", show=output(cell), align="end")
+
+    sent = [r.body for r in model_server.requests[first:]]
+    assert [r.status for r in model_server.requests[first:]] == [200] * 4, \
+        f"the server refused a request: {[r.status for r in model_server.requests[first:]]}"
+    assert sent[0]["messages"][0] == {"role": "user", "content": TRACE["request"]}, \
+        f"the model was sent {sent[0]['messages'][0]!r}, not the typed request"
+    assert sent[3]["messages"][6] == {"role": "user", "content": FOLLOW_UP}
+    assert len(sent[3]["messages"]) == 7, "the follow-up carries the whole session before it"
