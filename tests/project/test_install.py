@@ -196,8 +196,8 @@ def test_student_builds_a_workspace_without_the_extras_and_its_next_line_opens_i
 def repository_copy(folder: Path) -> Path:
     """What a clone has, in `folder`, with a .venv that finds this environment's packages but
     installs nano-course anew (from the copy) when ./run runs pip: a clone's first ./run."""
-    for name_ in ("run", "ok", "pyproject.toml", "README.md"):
-        shutil.copy2(ROOT / name_, folder / name_)
+    for file in ("run", "ok", "pyproject.toml", "README.md"):
+        shutil.copy2(ROOT / file, folder / file)
     skip = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", "*.egg-info")
     for tree in ("autograder", "nano", "lectures", "fixtures", "tests"):
         shutil.copytree(ROOT / tree, folder / tree, ignore=skip)
