@@ -92,8 +92,10 @@ def _block_html(block: Any) -> str:
     return f"<div style='{card}'><b>{html.escape(str(kind))}</b>{_pre(json.dumps(plain(block)))}</div>"
 
 
-def to_html(messages: list[Any], highlight: int | None = None) -> str:
-    """The messages list as HTML cards; entry number `highlight` gets a yellow background."""
+def to_html(messages: list[Any], highlight: int | None = None, newest_first: bool = False) -> str:
+    """The messages list as HTML cards; entry number `highlight` gets a yellow background.
+
+    `newest_first` puts the cards in reverse order, the last entry on top."""
     rows = []
     for i, message in enumerate(messages):
         role = message.get("role", "?")
@@ -104,6 +106,8 @@ def to_html(messages: list[Any], highlight: int | None = None) -> str:
         rows.append(f"<div style='background:{tint};border-radius:8px;padding:6px 10px;"
                     f"margin:6px 0'><b>messages[{i}]</b> &middot; role: <b>{html.escape(role)}</b>"
                     f"{inner}</div>")
+    if newest_first:
+        rows.reverse()
     if not rows:
         rows.append("<div style='color:#666'><i>messages = [] (empty)</i></div>")
     return "<div style='font-family:sans-serif;max-width:900px'>" + "".join(rows) + "</div>"
@@ -210,7 +214,11 @@ def compare(actual: list[Any], expected: list[Any]) -> Comparison:
 
 
 def step_through(entries: list[Any], notes: list[str] | None = None) -> Any:
-    """A widget that shows `entries` growing one entry at a time, with back and next buttons."""
+    """A widget that shows `entries` growing one entry at a time, with back and next buttons.
+
+    The newest entry's card comes first, right under the buttons, so that clicking next never
+    pushes it below the fold; the earlier ones follow it, newest to oldest.
+    """
     import ipywidgets as widgets
 
     notes = list(notes or [])
@@ -226,7 +234,7 @@ def step_through(entries: list[Any], notes: list[str] | None = None) -> Any:
         note = notes[n - 1] if 0 < n <= len(notes) else ""
         caption.value = (f"<b>{n} of {len(entries)} entries</b>"
                          + (f" &mdash; {html.escape(note)}" if note else ""))
-        view.value = to_html(entries[:n], highlight=n - 1 if n else None)
+        view.value = to_html(entries[:n], highlight=n - 1 if n else None, newest_first=True)
         back.disabled, forward.disabled = n == 0, n == len(entries)
 
     back.on_click(lambda _: setattr(position, "value", max(0, position.value - 1)))

@@ -97,6 +97,28 @@ def in_view(element) -> bool:
     }""")
 
 
+def out_of_sight(element) -> str:
+    """What hides part of `element` from a student who does not scroll ("" when nothing does): the
+    window, or a scrolling box around it (the notebook's, the widget's own)."""
+    return element.evaluate("""e => {
+        const box = e.getBoundingClientRect();
+        for (let outer = e.parentElement; outer; outer = outer.parentElement) {
+            if (!/(auto|scroll)/.test(getComputedStyle(outer).overflowY)) continue;
+            const area = outer.getBoundingClientRect();
+            if (box.top < area.top - 1 || box.bottom > area.bottom + 1)
+                return `a scrolling ${outer.tagName.toLowerCase()}.${outer.className} shows ` +
+                       `${area.top}..${area.bottom} of ${box.top}..${box.bottom}`;
+        }
+        return box.top >= 0 && box.bottom <= window.innerHeight ? "" :
+            `the window shows 0..${window.innerHeight} of ${box.top}..${box.bottom}`;
+    }""")
+
+
+def stepper_cards(view):
+    """The entry cards in the trace stepper's view, newest first (to_html: a wrapper, a div per entry)."""
+    return view.locator(":scope > div > div")
+
+
 def wait_until_finished(page) -> None:
     """Wait until every code cell has run: each prompt shows a number, none [*] or [ ]."""
     page.wait_for_function(
@@ -199,7 +221,7 @@ def test_lecture_01_step_through_the_trace(page, shots, lab):
     expect(forward).to_be_visible(timeout=REACH_TIMEOUT)
     caption = widget.locator(".widget-html-content").nth(0)
     view = widget.locator(".widget-html-content").nth(1)
-    cards = view.locator(":scope > div > div")  # to_html: one wrapper div, one div per entry
+    cards = stepper_cards(view)
 
     def check(n: int) -> None:
         note = notes[n - 1] if n else ""
@@ -212,15 +234,16 @@ def test_lecture_01_step_through_the_trace(page, shots, lab):
             shots("0-of-6", show=widget, align="start")
             return
         expect(cards).to_have_count(n)
-        newest = cards.nth(n - 1)
+        newest = cards.nth(0)  # the stepper shows the newest entry first
         expect(newest).to_contain_text(f"messages[{n - 1}]")
+        expect(cards.nth(n - 1)).to_contain_text("messages[0]")
         expect(newest).to_contain_text(f"role: {entries[n - 1]['role']}")
         for snippet in _block_snippets(entries[n - 1]):
             expect(newest).to_contain_text(snippet)
         assert newest.evaluate("e => getComputedStyle(e).backgroundColor") == HIGHLIGHT, \
             f"entry {n - 1}, the newest, is not highlighted"
         if n > 1:
-            assert cards.nth(n - 2).evaluate("e => getComputedStyle(e).backgroundColor") != HIGHLIGHT
+            assert cards.nth(1).evaluate("e => getComputedStyle(e).backgroundColor") != HIGHLIGHT
         shots(f"{n}-of-6", show=widget, align="start")
         if not in_view(newest):  # the widget is taller than the window: scroll down, as a student would
             shots(f"{n}-of-6-newest", show=newest, align="end")
@@ -282,3 +305,35 @@ def test_lecture_06_replay_through_the_widget_gate(page, shots, lab, tmp_path):
     expect(output(last)).to_contain_text("still has the planted bug: True")
     assert (lab.workspace / "fixtures" / "convert.py").read_text(encoding="utf-8") == original
     shots("finished", show=last)
+
+
+def test_lecture_01_stepper_keeps_the_newest_entry_in_view(page, shots, lab):
+    """Lecture 01: five clicks on next, no scrolling in between: the newest card is always in sight."""
+    open_notebook(page, lab, shots, "01-shape-of-an-agent.ipynb")
+    run_all(page)
+    wait_until_finished(page)
+    cell = code_cell(page, "step_through(trace.entries, trace.notes)")
+    widget = output(cell).locator(".widget-vbox").first
+    forward = widget.locator("button", has_text=re.compile(r"^\s*next\s*$"))
+    expect(forward).to_be_visible(timeout=REACH_TIMEOUT)
+    caption = widget.locator(".widget-html-content").nth(0)
+    cards = stepper_cards(widget.locator(".widget-html-content").nth(1))
+    # As a student would: select the cell (JupyterLab scrolls to a cell it activates), then bring
+    # the widget up once; from here on only the next button is clicked.
+    cell.locator(".jp-InputPrompt").click()
+    expect(cell).to_have_class(re.compile(r"\bjp-mod-active\b"))
+    widget.evaluate("e => e.scrollIntoView({block: 'start'})")
+    for n in range(2, 7):
+        forward.click()
+        expect(caption).to_contain_text(f"{n} of 6 entries")
+        expect(cards).to_have_count(n)
+        newest = cards.nth(0)
+        expect(newest).to_contain_text(f"messages[{n - 1}]")
+        assert newest.evaluate("e => getComputedStyle(e).backgroundColor") == HIGHLIGHT
+        hidden = out_of_sight(newest)
+        assert not hidden, f"after click {n - 1}, entry {n - 1}, the newest, is out of sight: {hidden}"
+        hidden = out_of_sight(forward)
+        assert not hidden, f"after click {n - 1}, the next button is out of sight: {hidden}"
+        if n == 5:
+            shots("step-5-newest-in-view")
+    shots("step-6-newest-in-view")
