@@ -300,16 +300,15 @@ def make_workspace(release: Path, dest: Path) -> Path:
     return dest
 
 
-# nbgrader's instructor parts, off in a student's JupyterLab; its Validate button stays. These are
+# nbgrader's instructor parts, off in a student's JupyterLab; Validate and the assignment list stay
+# (the Nbgrader menu, which also lists the instructor's pages, goes). These are
 # the files nbgrader's documented `jupyter labextension disable` and `jupyter server extension
 # disable` write at --level=user (--user) when JUPYTER_CONFIG_DIR is the workspace's .jupyter.
 STUDENT_LAB_CONFIG = ".jupyter"
 INSTRUCTOR_LAB_PLUGINS = ["@jupyter/nbgrader:menu", "@jupyter/nbgrader:formgrader",
-                          "@jupyter/nbgrader:course-list", "@jupyter/nbgrader:create-assignment",
-                          "@jupyter/nbgrader:assignment-list"]
+                          "@jupyter/nbgrader:course-list", "@jupyter/nbgrader:create-assignment"]
 INSTRUCTOR_SERVER_EXTENSIONS = ["nbgrader.server_extensions.formgrader",
-                                "nbgrader.server_extensions.course_list",
-                                "nbgrader.server_extensions.assignment_list"]
+                                "nbgrader.server_extensions.course_list"]
 
 
 def write_student_lab_config(folder: Path) -> None:

@@ -2,10 +2,12 @@
 
 `lab` starts `python -m jupyterlab` on 127.0.0.1 with a random token, in a workspace made the way
 a student gets one (`build_course`, `make_workspace`) and then solved with the reference
-(`solve_workspace`). NANO_HEADLESS is deliberately *not* set: the notebooks' widgets wait for
-real clicks. Every Jupyter directory (config, data, runtime, settings, workspaces) and the
-kernels' TMPDIR are private to the test session, so nothing of the user's setup leaks in and
-nothing is left behind. `browser` is Debian's Chromium driven by Playwright; `page` is one tab
+(`solve_workspace`), with the workspace's own Jupyter config folder on JUPYTER_CONFIG_PATH, as
+`./run course` starts it (`running_lab` starts others: the instructor's, or one with a key).
+NANO_HEADLESS is deliberately *not* set: the notebooks' widgets wait for real clicks. Every
+other Jupyter directory (config, data, runtime, settings, workspaces) and the kernels' TMPDIR
+are private to the test session, so nothing of the user's setup leaks in and nothing is left
+behind. `browser` is Debian's Chromium driven by Playwright; `page` is one tab
 per test, whose kernels are shut down when the test ends; `shots` saves numbered screenshots of
 it in build/screenshots/<test>/.
 

@@ -4,7 +4,7 @@ nbgrader is installed beside JupyterLab, so without care a student meets its ins
 (the Nbgrader menu, the Create Assignment sidebar, formgrader, the course list). A workspace from
 `make_workspace` carries a Jupyter config folder that turns those off, as nbgrader documents
 (`jupyter labextension disable`, `jupyter server extension disable`), read when JupyterLab starts
-with it on JUPYTER_CONFIG_PATH as `./run course` does. Validate stays. The same workspace served
+with it on JUPYTER_CONFIG_PATH as `./run course` does. Validate and the assignment list stay. The same workspace served
 by a plain `jupyter lab` (the instructor's) shows everything.
 """
 

@@ -128,7 +128,7 @@ def test_no_solution_hidden_test_or_reference_cell_reaches_the_release(course, f
 def test_release_notebooks_sit_at_the_assignment_root_with_the_package(fresh_workspace):
     names = sorted(p.name for p in fresh_workspace.iterdir())
     lectures = sorted(p.name for p in (ROOT / "lectures").glob("[0-9][0-9]-*.ipynb"))
-    assert names == sorted([*lectures, "fixtures", "nano", "ok", "tests"])
+    assert names == sorted([*lectures, release.STUDENT_LAB_CONFIG, "fixtures", "nano", "ok", "tests"])
     assert sorted(p.name for p in (fresh_workspace / "tests").iterdir()) == sorted(
         ["conftest.py", *(p.name for p in (ROOT / "tests").glob("test_0[0-6]_*.py"))])
     assert not (fresh_workspace / "fixtures" / "submissions").exists()
