@@ -5,7 +5,9 @@ work with real, separate Unix users?
 The round trip: an instructor releases, two students fetch, write some functions and submit,
 the instructor collects, grades with `nano-course grade`, releases the feedback with stock
 `nbgrader release_feedback`, and each student fetches their own feedback and cannot read the
-other's. The users are created for the test (it runs as root, as CI does) and removed after it.
+other's. The users are created for the test (it runs as root, as CI does) and removed after it;
+when they cannot run this venv (its Python or the checkout in a private folder, as in CI), they
+run a copy of it made for the test (reachable.py).
 """
 
 import csv
@@ -15,12 +17,15 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
 from autograder import cli, release, sandbox
 from autograder import exchange as exchange_pages
+from tests.project import reachable
 
 BIN = Path(sys.executable).parent
 HAND_WRITTEN = '''\
@@ -118,17 +123,22 @@ def _cannot(reason: str) -> None:
     pytest.skip(reason)
 
 
-def run_as(user: str, *argv, cwd: Path, check: bool = True,
-           timeout: int = 300) -> subprocess.CompletedProcess:
-    """`argv` run as `user`, in `cwd`, with a clean environment whose PATH starts at our venv."""
-    env = [f"HOME=/home/{user}", f"USER={user}", f"LOGNAME={user}", "LANG=C.UTF-8",
-           f"PATH={BIN}:/usr/local/bin:/usr/bin:/bin"]
-    done = subprocess.run(["runuser", "-u", user, "--", "env", "-i", *env, *map(str, argv)], cwd=cwd,
-                          capture_output=True, text=True, timeout=timeout)
-    if check and done.returncode != 0:
-        pytest.fail(f"{user}: {' '.join(map(str, argv))} exited {done.returncode}:\n"
-                    f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}", pytrace=False)
-    return done
+@dataclass(frozen=True)
+class Users:
+    """Runs commands as the test's users, from a venv `bin` folder they can all run."""
+    bin: Path
+
+    def run(self, user: str, *argv, cwd: Path, check: bool = True,
+            timeout: int = 300) -> subprocess.CompletedProcess:
+        """`argv` run as `user`, in `cwd`, with a clean environment whose PATH starts at `bin`."""
+        env = [f"HOME=/home/{user}", f"USER={user}", f"LOGNAME={user}", "LANG=C.UTF-8",
+               f"PATH={self.bin}:/usr/local/bin:/usr/bin:/bin"]
+        done = subprocess.run(["runuser", "-u", user, "--", "env", "-i", *env, *map(str, argv)],
+                              cwd=cwd, capture_output=True, text=True, timeout=timeout)
+        if check and done.returncode != 0:
+            pytest.fail(f"{user}: {' '.join(map(str, argv))} exited {done.returncode}:\n"
+                        f"{done.stdout[-3000:]}\n{done.stderr[-3000:]}", pytrace=False)
+        return done
 
 
 def _remove_users() -> None:
@@ -143,28 +153,27 @@ def _remove_users() -> None:
 
 @pytest.fixture()
 def unix_users():
-    """Three new Unix users with private homes: an instructor and two students; removed after."""
+    """Three new Unix users with private homes, an instructor and two students, and a venv they
+    can run (a copy when they cannot run ours); all removed after."""
     if os.geteuid() != 0:
         _cannot("the exchange round trip creates Unix users: run it as root (CI does)")
     if not all(shutil.which(tool) for tool in ("useradd", "userdel", "runuser", "pkill")):
         _cannot("the exchange round trip needs useradd, userdel, runuser and pkill")
-    reach = subprocess.run(["runuser", "-u", "nobody", "--", BIN / "nano-course", "--help"], cwd="/",
-                           capture_output=True, text=True, timeout=120)
-    if reach.returncode != 0:  # CI clones under /root (mode 700), say: nothing to test with
-        pytest.skip(f"other users cannot run {BIN / 'nano-course'} (its Python is "
-                    f"{Path(sys.executable).resolve()}: is a folder above either private?): "
-                    f"{(reach.stderr.strip().splitlines() or ['no reason given'])[-1]}")
     if not sandbox.available():
         _cannot(sandbox.MISSING)
     _remove_users()  # what a killed run left
     try:
-        for user in (INSTRUCTOR, ALICE, BOB):
-            subprocess.run(["useradd", "--create-home", "--shell", "/bin/sh", user], capture_output=True,
-                           check=True)
-            os.chmod(f"/home/{user}", 0o700)  # as a shared server's homes should be
-        yield
-    finally:
-        _remove_users()
+        with reachable.reachable_bin() as venv_bin:
+            try:
+                for user in (INSTRUCTOR, ALICE, BOB):
+                    subprocess.run(["useradd", "--create-home", "--shell", "/bin/sh", user],
+                                   capture_output=True, check=True)
+                    os.chmod(f"/home/{user}", 0o700)  # as a shared server's homes should be
+                yield Users(venv_bin)
+            finally:
+                _remove_users()  # their processes end before the venv they run from goes
+    except reachable.Unreachable as reason:
+        _cannot(str(reason))
 
 
 def _own(path: Path, user: str) -> None:
@@ -174,16 +183,46 @@ def _own(path: Path, user: str) -> None:
             shutil.chown(Path(folder, name), user, user)
 
 
+def test_a_venv_copy_other_users_run_leaves_ours_as_it_was():
+    """Can another user run nano-course from the copy, on our repository's copy, with no path
+    into our venv or checkout left in its scripts, and is our venv the same after it is gone?"""
+    if os.geteuid() != 0 or not shutil.which("runuser"):
+        _cannot("the copy is checked as the user nobody: run it as root with runuser (CI does)")
+    ours = Path(sys.prefix)
+    site = ours / "lib" / f"python{sys.version_info[0]}.{sys.version_info[1]}" / "site-packages"
+    read = [ours / "pyvenv.cfg", *(ours / "bin").iterdir(), *site.glob("*.pth"), *site.glob("*.py")]
+    watched = {path: path.read_bytes() for path in read if path.is_file() and not path.is_symlink()}
+    try:
+        with reachable.venv_copy() as there:
+            top = there.parent.parent
+            helped = reachable.runs_as_nobody(there / "nano-course", "--help")
+            assert helped.returncode == 0 and "grade" in helped.stdout, helped.stderr
+            copied = site.relative_to(ours)
+            paths = [there / p.name for p in watched if p.parent == ours / "bin"]
+            paths += [there.parent / copied / p.name for p in watched if p.parent == site]
+            old = (str(ours).encode(), str(release.ROOT).encode())
+            named = [p for p in paths if p.is_file() and not p.is_symlink()
+                     and any(path in p.read_bytes() for path in old)]
+            assert not named, f"still naming our venv or checkout: {named}"
+            site_copy = there.parent / copied
+            editable = [*site_copy.glob("*.pth"), *site_copy.glob("__editable__*.py")]
+            assert str(top / "repo") in "".join(p.read_text() for p in editable), "autograder's copy"
+    except reachable.Unreachable as reason:
+        _cannot(str(reason))
+    assert not top.exists(), "the copy is removed"
+    assert {path: path.read_bytes() for path in watched} == watched, "our venv is as it was"
+
+
 @pytest.mark.slow
 def test_the_nbgrader_round_trip_with_real_users(unix_users):
     shared = Path(tempfile.mkdtemp(prefix="nano-exchange-"))
     try:
-        _round_trip(shared)
+        _round_trip(shared, unix_users.run)
     finally:
         shutil.rmtree(shared, ignore_errors=True)
 
 
-def _round_trip(shared: Path) -> None:
+def _round_trip(shared: Path, run_as: Callable[..., subprocess.CompletedProcess]) -> None:
     shared.chmod(0o755)
     shutil.chown(shared, INSTRUCTOR, INSTRUCTOR)
     exchange = shared / "exchange"
