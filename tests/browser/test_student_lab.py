@@ -43,7 +43,7 @@ def test_student_lab_shows_no_instructor_parts(page, shots, lab):
     page.get_by_role("menuitem", name="View", exact=True).click()  # menus drawn, nothing added
     shots("student-lab", show=None)
     page.keyboard.press("Escape")
-    for path in ("formgrader", "formgrader/api/assignments", "courses"):
+    for path in ("formgrader", "formgrader/api/assignments", "formgraders"):  # formgrader, course list
         assert status(lab, path) == 404, f"/{path} answers the student's lab"
     assert status(lab, "lab") == 200
 
@@ -60,7 +60,7 @@ def test_instructor_lab_keeps_nbgrader(browser, solved_workspace, tmp_path_facto
             folder = screenshot_root / "instructor_lab_keeps_nbgrader"
             folder.mkdir(exist_ok=True)
             tab.screenshot(path=str(folder / "01-instructor-lab.png"))
-            assert status(lab, "formgrader") == 200
+            assert status(lab, "formgrader") == 200 and status(lab, "formgraders") == 200
         finally:
             tab.close()
             lab.shut_down_kernels()
