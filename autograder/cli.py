@@ -129,7 +129,7 @@ def _student(args) -> int:
         with tempfile.TemporaryDirectory(prefix="nano-course-") as tmp:
             workspace = release.make_workspace(release.build_course(Path(tmp)), args.dir)
     print(f"student workspace ready in {workspace}\n"
-          f"next: {activate}cd {shlex.quote(str(workspace))} && {_jupyter_lab()}\n"
+          f"next: {activate}cd {shlex.quote(str(workspace))} && {_jupyter_lab(workspace)}\n"
           "then follow the notebook; ./ok 00 checks lecture 01 once you have written warmup "
           "in nano/protocol.py (until then it fails, as every stub does)")
     return 0
@@ -173,10 +173,14 @@ def _activate() -> str:
     return f"export PATH={shlex.quote(str(here))}:\"$PATH\" && "  # conda, or no venv: its scripts first
 
 
-def _jupyter_lab() -> str:
-    """The command that opens lecture 01; as root JupyterLab also needs --allow-root."""
+def _jupyter_lab(workspace: Path) -> str:
+    """The command that opens lecture 01 with the workspace's Jupyter config (no instructor
+    parts); as root JupyterLab also needs --allow-root."""
+    from autograder.release import STUDENT_LAB_CONFIG
+
     root = " --allow-root" if os.geteuid() == 0 else ""
-    return f"jupyter lab{root} 01-shape-of-an-agent.ipynb"
+    config = shlex.quote(str(Path(workspace).resolve() / STUDENT_LAB_CONFIG))
+    return f"JUPYTER_CONFIG_PATH={config} jupyter lab{root} 01-shape-of-an-agent.ipynb"
 
 
 def _grade(args) -> int:

@@ -120,8 +120,9 @@ def free_port() -> int:
 
 
 def serve(command: list[str], cwd: Path, env: dict[str, str]) -> str:
-    """Start JupyterLab with `command`; when it prints its URL and answers it, stop it and return
-    everything it printed. Fails with its output when it exits or prints no URL in time."""
+    """Start JupyterLab with `command`; when it prints its URL, answers it and serves no
+    formgrader (a student's lab: the workspace's .jupyter is read), stop it and return everything
+    it printed. Fails with its output when it exits or prints no URL in time."""
     process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True, start_new_session=True)
     printed = []
@@ -135,6 +136,8 @@ def serve(command: list[str], cwd: Path, env: dict[str, str]) -> str:
             found = URL.search(line)
             if found:
                 assert b"JupyterLab" in page(found.group(0)), "".join(printed)
+                assert status(found.group(0).replace("/lab?", "/formgrader?")) == 404, \
+                    "nbgrader's formgrader is served in a student's JupyterLab"
                 return "".join(printed)
         pytest.fail(f"JupyterLab printed no URL (exit code {process.poll()}):\n" + "".join(printed))
     finally:
@@ -159,6 +162,15 @@ def page(url: str) -> bytes:
     raise AssertionError(f"nothing answers at {url}")
 
 
+def status(url: str) -> int:
+    """The HTTP status `url` answers with."""
+    try:
+        with urllib.request.urlopen(url, timeout=30) as response:
+            return response.status
+    except urllib.error.HTTPError as exc:
+        return exc.code
+
+
 def lab_env(home: Path, path: str) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("ANTHROPIC_", "PYTHON", "JUPYTER", "VIRTUAL_ENV"))}
@@ -179,6 +191,7 @@ def test_student_builds_a_workspace_without_the_extras_and_its_next_line_opens_i
     activate = (f"source {VENV_BIN / 'activate'}" if (VENV_BIN / "activate").is_file() else
                 f'export PATH={VENV_BIN}:"$PATH"')  # a venv, or conda's environment
     assert hint == (f"next: {activate} && cd {workspace} && "
+                    f"JUPYTER_CONFIG_PATH={workspace / '.jupyter'} "
                     f"jupyter lab{root} 01-shape-of-an-agent.ipynb")
     assert then.startswith("then follow the notebook; ./ok 00 checks lecture 01 once you have "
                            "written warmup")
