@@ -15,7 +15,7 @@ def run(messages, ask, model):
 
 
 def test_text_reply_ends(tmp_path, monkeypatch):
-    """(a) A reply with only text ends the loop after one model call, with two entries."""
+    """A reply with only text ends the loop after one model call, with two entries."""
     monkeypatch.chdir(tmp_path)
     model = scripted_model([reply(text("Hello! Nothing to do here."))])
     messages = [{"role": "user", "content": "Say hello."}]
@@ -27,7 +27,7 @@ def test_text_reply_ends(tmp_path, monkeypatch):
 
 
 def test_results_matched_by_id(tmp_path, monkeypatch):
-    """(b) A tool result goes back to the model in a user message, matched to its request by id."""
+    """A tool result goes back to the model in a user message, matched to its request by id."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "notes.txt").write_text("remember the milk\n", encoding="utf-8")
     model = scripted_model([
@@ -48,7 +48,7 @@ def test_results_matched_by_id(tmp_path, monkeypatch):
 
 
 def test_tool_error_becomes_result(tmp_path, monkeypatch):
-    """(c) A tool that raises (a missing file) comes back as is_error: True, and the loop goes on."""
+    """A tool that raises (a missing file) comes back as is_error: True, and the loop goes on."""
     monkeypatch.chdir(tmp_path)
     model = scripted_model([
         reply(tool_use("toolu_c1", "read_file", {"path": "missing.txt"})),
@@ -65,7 +65,7 @@ def test_tool_error_becomes_result(tmp_path, monkeypatch):
 
 
 def test_declined_tool_never_runs(tmp_path, monkeypatch):
-    """(d) A bash call the human declines never runs, and comes back "declined", not as an error."""
+    """A bash call the human declines never runs, and comes back "declined", not as an error."""
     monkeypatch.chdir(tmp_path)
     model = scripted_model([
         reply(tool_use("toolu_d1", "bash", {"command": "echo pwned > sentinel.txt"})),
@@ -83,7 +83,7 @@ def test_declined_tool_never_runs(tmp_path, monkeypatch):
 
 
 def test_two_tool_rounds_alternate(tmp_path, monkeypatch):
-    """(e) Two rounds of tools, then text: six entries, user and assistant taking turns."""
+    """Two rounds of tools, then text: six entries, user and assistant taking turns."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "notes.txt").write_text("hello\n", encoding="utf-8")
     model = scripted_model([
