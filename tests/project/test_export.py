@@ -1,9 +1,10 @@
 """The LMS export: do `nano-course export`'s files have the columns Canvas's and Moodle's grade
 imports document, the course's points, the right ids, and is every roster mismatch listed?
 
-The class is two sample hand-ins (perfect, partial) graded with `nano-course grade` in a copy of
-the real course, and twin, handed in twice and so not graded; the export runs as an instructor
-runs it, `nano-course export` in a shell.
+The class is two sample hand-ins (perfect, partial) graded with `nano-course grade`, and twin,
+handed in twice and so not graded: taken from the class the slow tests share (one_class.py),
+graded once per session. The export runs as an instructor runs it, `nano-course export` in a
+shell.
 
 The formats, as their documentation and importers give them (cited in autograder/export.py):
 Canvas, https://community.canvaslms.com/t5/Instructor-Guide/How-do-I-import-grades-in-the-Gradebook/ta-p/807
@@ -14,9 +15,7 @@ a column that identifies the user (mapped to ID number, preselected when headed 
 and one column per grade item ("NAME (Real)" maps to the item NAME).
 """
 
-import contextlib
 import csv
-import io
 import shutil
 import subprocess
 import sys
@@ -24,9 +23,8 @@ from pathlib import Path
 
 import pytest
 
-from autograder import cli, export, release
+from autograder import export
 
-SAMPLES = release.ROOT / "fixtures" / "submissions"
 NANO_COURSE = Path(sys.executable).parent / "nano-course"
 
 CANVAS_STUDENT_COLUMNS = ["Student", "ID", "SIS User ID", "SIS Login ID", "Section"]
@@ -38,20 +36,20 @@ PARTIAL = ["1", "1.5", "1.5", "0", "0", "0"]  # fixtures/submissions/expected.cs
 
 
 @pytest.fixture(scope="module")
-def graded(course, tmp_path_factory) -> Path:
-    """A copy of the real course in which `nano-course grade` graded perfect and partial, and
-    listed twin (a folder and a zip) as a duplicate, not graded."""
-    scratch = tmp_path_factory.mktemp("export")
-    subs = scratch / "subs"
-    for name in ("perfect", "partial", "twin"):
-        shutil.copytree(SAMPLES / name, subs / name)
-    shutil.copy(SAMPLES / "twin.zip", subs)
-    graded = scratch / "course"
-    shutil.copytree(course, graded)
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main(["grade", str(subs), "--course", str(graded), "--timeout", "20"])
-    assert code == 0, out.getvalue() + err.getvalue()
+def graded(graded_class, tmp_path_factory) -> Path:
+    """The class the slow tests share (one_class.py), graded with `nano-course grade`, narrowed
+    to three of its hand-ins: perfect and partial, graded, and twin (a folder and a zip), listed
+    as a duplicate and not graded. A copy of its course keeps only their rows of grades.csv and
+    problems.csv, as if they had been the whole class."""
+    keep = {"perfect", "partial", "twin"}
+    graded = tmp_path_factory.mktemp("export") / "course"
+    shutil.copytree(graded_class.course, graded,
+                    ignore=shutil.ignore_patterns("autograded", "feedback", "logs", "submitted", ".grading"))
+    for name in ("grades.csv", "problems.csv"):
+        table = rows(graded / name)
+        with (graded / name).open("w", newline="", encoding="utf-8") as out:
+            csv.writer(out).writerows([table[0], *(row for row in table[1:] if row[0] in keep)])
+    assert {row[0] for row in rows(graded / "grades.csv")[1:]} == keep, "the shared class lacks one"
     return graded
 
 
@@ -68,6 +66,7 @@ def by_first(table: list[list[str]], column: int) -> dict[str, list[str]]:
     return {row[column]: row for row in table}
 
 
+@pytest.mark.slow
 def test_without_a_roster_both_files_carry_every_graded_student_and_the_course_points(graded):
     (graded / "export").mkdir(exist_ok=True)
     (graded / "export" / "notes.txt").write_text("mine\n")
@@ -105,6 +104,7 @@ def test_without_a_roster_both_files_carry_every_graded_student_and_the_course_p
     assert (graded / "grades.csv").read_bytes() == grades_before
 
 
+@pytest.mark.slow
 def test_a_roster_maps_ids_and_lists_each_mismatch_never_guessing(graded, tmp_path):
     roster = tmp_path / "roster.csv"
     roster.write_text("student_id,lms_id,name,section,email\n"
@@ -128,6 +128,7 @@ def test_a_roster_maps_ids_and_lists_each_mismatch_never_guessing(graded, tmp_pa
     assert not (graded / "export" / "roster.csv").exists()
 
 
+@pytest.mark.slow
 def test_total_writes_one_column_worth_the_whole_assignment(graded, tmp_path):
     done = run("--course", str(graded), "--out", str(tmp_path), "--total")
 
@@ -142,6 +143,7 @@ def test_total_writes_one_column_worth_the_whole_assignment(graded, tmp_path):
     assert {row[0]: row[2] for row in moodle[1:]} == {"perfect": "10", "partial": "4"}
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("name, content, says", [
     ("roster.xlsx", b"PK\x03\x04\x14\x00\x06\x00\x08\x00\x00\x00!\x00\xb2\xff\xfe\x80", "is not a CSV file"),
     ("roster.csv", b"student_id,name\nperfect,Ada\n", "has no lms_id column"),
@@ -174,6 +176,7 @@ def test_a_roster_saved_by_a_spreadsheet_is_read(tmp_path):
     assert export.read_roster(roster) == {"perfect": export.Person("perfect", "S1001", "Ada Lovelace")}
 
 
+@pytest.mark.slow
 def test_an_ungraded_course_is_refused_in_one_sentence(course, tmp_path):
     done = run("--course", str(course), "--out", str(tmp_path / "lms"))
 
@@ -183,6 +186,7 @@ def test_an_ungraded_course_is_refused_in_one_sentence(course, tmp_path):
     assert not (tmp_path / "lms").exists()
 
 
+@pytest.mark.slow
 def test_an_out_that_is_a_file_is_refused_and_kept(graded, tmp_path):
     taken = tmp_path / "grades.csv"
     taken.write_text("mine\n")
