@@ -177,8 +177,8 @@ def export(course: Path, out: Path | None = None, roster: Path | None = None, to
         raise ValueError(f"{folder} is a file: the export goes in a folder (--out DIR)")
     folder.mkdir(parents=True, exist_ok=True)
     canvas, moodle = folder / CANVAS_FILE, folder / MOODLE_FILE
-    _write(canvas, canvas_rows(columns, rows))
-    _write(moodle, moodle_rows(columns, rows))
+    grade.save_csv(canvas, canvas_rows(columns, rows))
+    grade.save_csv(moodle, moodle_rows(columns, rows))
     return Export(canvas, moodle, tuple(columns), tuple(g.student for g, _ in rows), not_in_roster,
                   not_in_gradebook, not_graded, people is not None)
 
@@ -204,11 +204,6 @@ def moodle_rows(columns: list[Item], rows: list[tuple[grade.Grade, Person]]) -> 
     for g, person in rows:
         table.append([person.lms_id, person.name or person.student_id] + [score(g, item) for item in columns])
     return table
-
-
-def _write(path: Path, table: list[list[str]]) -> None:
-    with path.open("w", newline="", encoding="utf-8") as out:
-        csv.writer(out).writerows(table)
 
 
 def summary(result: Export) -> list[str]:

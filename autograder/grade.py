@@ -30,6 +30,7 @@ import shutil
 import sys
 import tempfile
 import threading
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -507,31 +508,30 @@ def whole_class(course: Path, run: list[Grade], lectures: dict[str, str], before
 
 def write_csv(grades: list[Grade], lectures: list[str], path: Path) -> None:
     """grades.csv: one row per student, points per lecture and in all."""
-    def rows(writer) -> None:
-        writer.writerow(["student_id", *lectures, "total"])
+    def rows():
+        yield ["student_id", *lectures, "total"]
         for g in grades:
-            writer.writerow([g.student, *(f"{g.scores.get(k, 0.0):g}" for k in lectures),
-                             f"{g.total:g}"])
-    _replace(path, rows)
+            yield [g.student, *(f"{g.scores.get(k, 0.0):g}" for k in lectures), f"{g.total:g}"]
+    save_csv(path, rows())
 
 
 def write_problems(grades: list[Grade], path: Path) -> None:
     """problems.csv: one row per problem found, for the students who had any."""
-    def rows(writer) -> None:
-        writer.writerow(["student_id", "graded", "problem"])
+    def rows():
+        yield ["student_id", "graded", "problem"]
         for g in grades:
             for problem in g.problems:
-                writer.writerow([g.student, "yes" if g.graded else "no", problem])
-    _replace(path, rows)
+                yield [g.student, "yes" if g.graded else "no", problem]
+    save_csv(path, rows())
 
 
-def _replace(path: Path, write) -> None:
-    """Write a CSV beside `path`, then rename it over `path`: a crash or Ctrl-C while writing
-    leaves the previous file whole."""
+def save_csv(path: Path, rows: Iterable[list[str]]) -> None:
+    """Write `rows` as a CSV beside `path`, then rename it over `path`: a crash or Ctrl-C while
+    writing (or while `rows` makes a row) leaves the previous file whole."""
     handle, name = tempfile.mkstemp(prefix=f".{path.name}.", dir=path.parent)
     try:
         with os.fdopen(handle, "w", newline="", encoding="utf-8") as out:
-            write(csv.writer(out))
+            csv.writer(out).writerows(rows)
             out.flush()
             os.fsync(out.fileno())
         if path.exists():
