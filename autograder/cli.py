@@ -104,7 +104,7 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _build(args) -> int:
-    from autograder import release
+    from autograder.authoring import release
 
     folder = release.build_course(args.out, db_url=args.db_url, exchange=args.exchange)
     settings = release.course_settings(args.out.resolve())
@@ -155,7 +155,7 @@ def _not_a_course(course: Path) -> str | None:
     if not course.is_dir():
         return (f"{course} is a file: --course names the folder nano-course build made "
                 "(or leave it out)")
-    from autograder.release import ASSIGNMENT
+    from autograder.authoring.release import ASSIGNMENT
 
     if not (course / "release" / ASSIGNMENT / "ok").is_file():
         return f"{course} is not a built nano course (it has no release/{ASSIGNMENT}): {build}"
@@ -176,7 +176,7 @@ def _activate() -> str:
 def _jupyter_lab(workspace: Path) -> str:
     """The command that opens lecture 01 with the workspace's Jupyter config (no instructor
     parts); as root JupyterLab also needs --allow-root."""
-    from autograder.release import STUDENT_LAB_CONFIG
+    from autograder.authoring.release import STUDENT_LAB_CONFIG
 
     root = " --allow-root" if os.geteuid() == 0 else ""
     config = shlex.quote(str(Path(workspace).resolve() / STUDENT_LAB_CONFIG))
@@ -184,7 +184,8 @@ def _jupyter_lab(workspace: Path) -> str:
 
 
 def _grade(args) -> int:
-    from autograder import grade, sandbox
+    from autograder.grading import grade
+    from autograder.sandbox import bwrap
 
     if args.workers is not None and args.workers < 1:
         raise ValueError(f"--workers must be at least 1, not {args.workers}")
@@ -195,8 +196,8 @@ def _grade(args) -> int:
     if args.unsafe:
         print("nano-course grade: warning: --unsafe: student code runs unconfined, with your "
               "permissions", file=sys.stderr, flush=True)
-    elif not sandbox.available():
-        print(f"nano-course grade: {sandbox.MISSING}", file=sys.stderr)
+    elif not bwrap.available():
+        print(f"nano-course grade: {bwrap.MISSING}", file=sys.stderr)
         return 2
     workers = args.workers if args.workers is not None else grade.default_workers()
     grade.grade_all(args.submissions, args.course, echo=lambda line: print(line, flush=True),
@@ -207,7 +208,7 @@ def _grade(args) -> int:
 
 
 def _bench(args) -> int:
-    from autograder import bench
+    from autograder.grading import bench
 
     if args.students < 1:
         raise ValueError(f"--students must be at least 1, not {args.students}")
@@ -219,7 +220,7 @@ def _bench(args) -> int:
 
 
 def _report(args) -> int:
-    from autograder import report
+    from autograder.grading import report
 
     page = report.write_report(args.course.resolve())
     print(f"wrote the report in {page}")
@@ -227,7 +228,7 @@ def _report(args) -> int:
 
 
 def _export(args) -> int:
-    from autograder import export
+    from autograder.grading import export
 
     result = export.export(args.course, out=args.out, roster=args.roster, total=args.total)
     print("\n".join(export.summary(result)))
@@ -235,13 +236,13 @@ def _export(args) -> int:
 
 
 def _samples(args) -> int:
-    from autograder import samples
+    from autograder.authoring import samples
 
     return samples.main(course=args.course, check=args.check)
 
 
 def _notebooks(args) -> int:
-    from autograder import notebooks
+    from autograder.authoring import notebooks
 
     stale = notebooks.sync(check=args.check)
     if args.check:
@@ -252,7 +253,7 @@ def _notebooks(args) -> int:
 
 
 def _check(args) -> int:
-    from autograder.check import check_lecture
+    from autograder.authoring.audit import check_lecture
 
     return 0 if check_lecture(args.lecture) else 1
 

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import release
+from autograder.authoring import release
 
 ROOT = release.ROOT
 SCREENSHOTS = ROOT / "build" / "screenshots"

@@ -4,7 +4,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import notebooks, release
+from autograder.authoring import notebooks, release
 from tests.project import one_class
 
 ROOT = release.ROOT

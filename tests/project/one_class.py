@@ -2,7 +2,7 @@
 
 Grading a hand-in with real nbgrader and the independent check costs seconds of CPU, and three
 tests need a class of them: the sample class (fixtures/submissions; test_grading), the mutant
-catalogue (autograder/mutants.py; test_mutations) and the attacks from the kernel (ATTACKS below;
+catalogue (autograder/authoring/mutants.py; test_mutations) and the attacks from the kernel (ATTACKS below;
 test_verify). Graded together, the workers stay busy, and the course copy, the reference's
 observations and the workers' start-up are paid once. Each test reads its own students' rows.
 
@@ -20,8 +20,10 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder import cli, grade, release
-from autograder.mutants import MORE_MUTANTS, MUTANTS, Mutant, apply
+from autograder import cli
+from autograder.authoring import release
+from autograder.grading import grade
+from autograder.authoring.mutants import MORE_MUTANTS, MUTANTS, Mutant, apply
 
 SAMPLES = release.ROOT / "fixtures" / "submissions"
 TIMEOUT = 20  # seconds per cell, as expected.csv was made with

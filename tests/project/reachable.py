@@ -21,7 +21,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from autograder import release
+from autograder.authoring import release
 
 PLACES = ("/var/tmp", "/opt", "/tmp")  # where the copy may go; the one on the venv's disk first
 LEFT_OUT = (".git", ".venv", "build", "workspace", "__pycache__", ".pytest_cache", "*.egg-info",

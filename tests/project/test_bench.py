@@ -12,7 +12,9 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from autograder import bench, cli, grade, mutants, notebooks, release
+from autograder import cli
+from autograder.authoring import mutants, notebooks, release
+from autograder.grading import bench, grade
 
 MINI = Path(__file__).parent / "mini" / "01-mini.md"
 

@@ -21,7 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder import cli, cluster, grade, gradebook, intake, release
+from autograder import cli
+from autograder.authoring import release
+from autograder.grading import cluster, grade, gradebook, intake
 
 PATIENCE = 240  # seconds a test waits for something to happen before it gives up
 

@@ -12,7 +12,7 @@ import time
 import pytest
 from jupyter_client.manager import start_new_kernel
 
-from autograder import release
+from autograder.authoring import release
 
 STUB = "read_file is not implemented yet"
 

@@ -23,8 +23,10 @@ from pathlib import Path
 
 import pytest
 
-from autograder import cli, release, sandbox
-from autograder import exchange as exchange_pages
+from autograder import cli
+from autograder.authoring import release
+from autograder.sandbox import bwrap
+from autograder.grading import exchange as exchange_pages
 from tests.project import reachable
 
 BIN = Path(sys.executable).parent
@@ -159,8 +161,8 @@ def unix_users():
         _cannot("the exchange round trip creates Unix users: run it as root (CI does)")
     if not all(shutil.which(tool) for tool in ("useradd", "userdel", "runuser", "pkill")):
         _cannot("the exchange round trip needs useradd, userdel, runuser and pkill")
-    if not sandbox.available():
-        _cannot(sandbox.MISSING)
+    if not bwrap.available():
+        _cannot(bwrap.MISSING)
     _remove_users()  # what a killed run left
     try:
         with reachable.reachable_bin() as venv_bin:

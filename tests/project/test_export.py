@@ -6,7 +6,7 @@ handed in twice and so not graded: taken from the class the slow tests share (on
 graded once per session. The export runs as an instructor runs it, `nano-course export` in a
 shell.
 
-The formats, as their documentation and importers give them (cited in autograder/export.py):
+The formats, as their documentation and importers give them (cited in autograder/grading/export.py):
 Canvas, https://community.canvaslms.com/t5/Instructor-Guide/How-do-I-import-grades-in-the-Gradebook/ta-p/807
 and canvas-lms app/models/gradebook_importer.rb: the header starts Student, ID, SIS User ID,
 SIS Login ID, Section, then one column per assignment; a "Points Possible" row gives each
@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import export
+from autograder.grading import export
 
 NANO_COURSE = Path(sys.executable).parent / "nano-course"
 

@@ -18,7 +18,8 @@ from pathlib import Path
 import pytest
 from nbformat import NotebookNode
 
-from autograder import feedback, notebooks, release, report
+from autograder.authoring import notebooks, release
+from autograder.grading import feedback, report
 
 ROOT = release.ROOT
 LECTURES = sorted((ROOT / "lectures").glob("[0-9][0-9]-*.ipynb"))

@@ -17,7 +17,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder import cli, feedback, grade, intake, notebooks, release, samples, worker
+from autograder import cli
+from autograder.authoring import notebooks, release, samples
+from autograder.grading import autograde, feedback, grade, intake
 
 ROOT = release.ROOT
 SAMPLES = ROOT / "fixtures" / "submissions"
@@ -184,8 +186,8 @@ def test_the_workers_pass_on_what_stopped_the_staging_and_end_on_a_class_of_none
         raise OSError("the disk is gone")
 
     with pytest.raises(OSError, match="the disk is gone"):
-        list(worker.run(staging_fails(), 2, tmp_path / "logs"))
-    assert list(worker.run(iter(()), 2, tmp_path / "logs")) == []
+        list(autograde.run(staging_fails(), 2, tmp_path / "logs"))
+    assert list(autograde.run(iter(()), 2, tmp_path / "logs")) == []
 
 
 # ---------------------------------------------------------------------------------------------

@@ -24,7 +24,7 @@ import pytest
 import yaml
 
 from autograder.cli import INSTRUCTOR_MODULES
-from autograder.release import ROOT
+from autograder.authoring.release import ROOT
 
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 # What each extra's package is imported as; nbclient and pyyaml come with the student's set

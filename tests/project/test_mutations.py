@@ -1,6 +1,6 @@
 """Are the hidden tests fair? Each named mistake costs points in its own lecture, and only there.
 
-Each mutant (the catalogue is autograder/mutants.py, which the bench shares) is one of the
+Each mutant (the catalogue is autograder/authoring/mutants.py, which the bench shares) is one of the
 mistakes COURSE.md section 5 and the lectures' "Common mistake" paragraphs name, written as a
 small edit of the reference: (name, lecture, file, old text, new text). Applied to a perfect
 submission and graded by real nbgrader, every mutant must lose points in its own lecture and in
@@ -20,8 +20,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder import grade, release
-from autograder.mutants import MORE_MUTANTS, MUTANTS, apply
+from autograder.authoring import release
+from autograder.grading import grade
+from autograder.authoring.mutants import MORE_MUTANTS, MUTANTS, apply
 from tests.project import one_class
 
 ROOT = release.ROOT

@@ -6,8 +6,8 @@ import re
 
 import pytest
 
-from autograder import notebooks
-from autograder.check import check_lecture
+from autograder.authoring import notebooks
+from autograder.authoring.audit import check_lecture
 
 POINTS = {"01": 1.0, "02": 1.5, "03": 1.5, "04": 1.5, "05": 2.5, "06": 2.0}
 LECTURES = notebooks.LECTURES

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder import release
+from autograder.authoring import release
 
 ROOT = release.ROOT
 LECTURES = sorted({p.name[5:7] for p in (ROOT / "tests").glob("test_0[0-6]_*.py")})

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder import grade, notebooks, release
-from autograder.release import BEGIN, END, STUDENT_FUNCTIONS, ReleaseError, stub_source
+from autograder.authoring import notebooks, release
+from autograder.grading import grade
+from autograder.authoring.release import BEGIN, END, STUDENT_FUNCTIONS, ReleaseError, stub_source
 
 ROOT = release.ROOT
 

@@ -1,6 +1,6 @@
 """The grading sandbox: does student code run confined, and does grading stay honest under attack?
 
-First `sandbox.wrap` on plain `python -c` payloads: no network, nothing of the course, the
+First `bwrap.wrap` on plain `python -c` payloads: no network, nothing of the course, the
 repository or the instructor's home to read, nothing outside its folder to write, and fork,
 memory, file-size and CPU bombs stopped by the limits. Then a hostile class on the mini course:
 honest hand-ins before and after submissions whose `nano/protocol.py` attacks the grader from
@@ -25,14 +25,17 @@ from pathlib import Path
 
 import pytest
 
-from autograder import cli, grade, gradebook, intake, notebooks, release, sandbox, worker
+from autograder import cli
+from autograder.authoring import notebooks, release
+from autograder.grading import autograde, grade, gradebook, intake
+from autograder.sandbox import bwrap
 
 ROOT = release.ROOT
 
 
 @pytest.fixture(scope="module")
-def bwrap():
-    if not sandbox.available():
+def needs_bwrap():
+    if not bwrap.available():
         message = "the sandbox needs a working bubblewrap: apt-get install -y bubblewrap"
         if os.environ.get("CI", "").lower() in ("1", "true", "yes"):
             pytest.fail(f"{message} [CI=true: failing instead of skipping]", pytrace=False)
@@ -75,33 +78,33 @@ def listener():
 
 @pytest.fixture(params=["wrap", "zygote"])
 def started(request):
-    """How the payload starts: on its own (`sandbox.wrap`), or forked from a `sandbox.Zygote`
+    """How the payload starts: on its own (`bwrap.wrap`), or forked from a `bwrap.Zygote`
     as grading starts kernels as root."""
     if request.param == "zygote" and os.geteuid() != 0:
         pytest.skip("a kernel zygote runs only as root")
     return request.param
 
 
-def confined(code: str, workdir: Path, limits: sandbox.Limits = sandbox.LIMITS,
+def confined(code: str, workdir: Path, limits: bwrap.Limits = bwrap.LIMITS,
              started: str = "wrap") -> subprocess.CompletedProcess:
     """Run `code` with the sandbox's Python in the sandbox; its folders are settled after."""
     workdir.mkdir(parents=True, exist_ok=True)
     if started == "zygote":
         return forked(code, workdir, limits)
     try:
-        return subprocess.run(sandbox.wrap([sys.executable, "-c", code], workdir=workdir, limits=limits),
+        return subprocess.run(bwrap.wrap([sys.executable, "-c", code], workdir=workdir, limits=limits),
                               capture_output=True, text=True, timeout=120)
     finally:
-        sandbox.settle(workdir)
+        bwrap.settle(workdir)
 
 
-def forked(code: str, workdir: Path, limits: sandbox.Limits = sandbox.LIMITS, **zygote_args
+def forked(code: str, workdir: Path, limits: bwrap.Limits = bwrap.LIMITS, **zygote_args
            ) -> subprocess.CompletedProcess:
     """Run `code` as a module forked from a zygote made for it in `workdir` (whose own imports
     are left out unless `zygote_args` says), as `confined` does: output, exit status."""
     (workdir / "payload.py").write_text(code)
     with open(workdir.parent / "payload.out", "w+") as out, open(workdir.parent / "payload.err", "w+") as err:
-        zygote = sandbox.Zygote(workdir, limits=limits, stdout=out, stderr=err, **{"preload": (), **zygote_args})
+        zygote = bwrap.Zygote(workdir, limits=limits, stdout=out, stderr=err, **{"preload": (), **zygote_args})
         try:
             argv, line = zygote.spawn("payload", [])
             with line:
@@ -109,7 +112,7 @@ def forked(code: str, workdir: Path, limits: sandbox.Limits = sandbox.LIMITS, **
             code = relay.wait(timeout=120)
         finally:
             zygote.close()
-            sandbox.settle(workdir)
+            bwrap.settle(workdir)
             (workdir / "payload.py").unlink(missing_ok=True)
         out.seek(0), err.seek(0)
         return subprocess.CompletedProcess(argv, code, out.read(), err.read())
@@ -180,7 +183,7 @@ print(json.dumps(found))
 """
 
 
-def test_the_sandbox_sees_no_network_no_secrets_and_writes_only_its_folder(bwrap, course_tree, listener,
+def test_the_sandbox_sees_no_network_no_secrets_and_writes_only_its_folder(needs_bwrap, course_tree, listener,
                                                                           tmp_path, monkeypatch, started):
     course, work = course_tree
     monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-instructor-secret")
@@ -240,8 +243,8 @@ except OSError as exc:
 """
 
 
-def test_a_fork_bomb_is_stopped_at_the_process_limit_and_leaves_nothing_running(bwrap, tmp_path, started):
-    limits = sandbox.Limits(processes=24)
+def test_a_fork_bomb_is_stopped_at_the_process_limit_and_leaves_nothing_running(needs_bwrap, tmp_path, started):
+    limits = bwrap.Limits(processes=24)
     done = confined(FORK_BOMB, tmp_path / "work", limits, started)
     assert done.returncode == 0, done.stderr
     uid, forks, error = done.stdout.split()
@@ -251,33 +254,33 @@ def test_a_fork_bomb_is_stopped_at_the_process_limit_and_leaves_nothing_running(
     assert subprocess.run(["true"]).returncode == 0, "the machine can still start processes"
 
 
-def test_a_memory_bomb_is_stopped_at_the_memory_limit(bwrap, tmp_path, started):
+def test_a_memory_bomb_is_stopped_at_the_memory_limit(needs_bwrap, tmp_path, started):
     bomb = ("hoard = []\ntry:\n    while True:\n        hoard.append(b'x' * (32 << 20))\n"
             "except MemoryError:\n    print(len(hoard) * 32)")
-    limits = sandbox.Limits(memory=512 << 20)
+    limits = bwrap.Limits(memory=512 << 20)
     done = confined(bomb, tmp_path / "work", limits, started)
     assert done.returncode == 0, done.stderr
     assert 0 < int(done.stdout) <= 512, "stopped before it got past the limit (MB)"
 
 
-def test_a_2_gb_file_is_stopped_at_the_file_size_limit(bwrap, tmp_path, started):
+def test_a_2_gb_file_is_stopped_at_the_file_size_limit(needs_bwrap, tmp_path, started):
     writer = ("import os\nchunk = b'x' * (1 << 20)\ntry:\n    with open('big.bin', 'wb') as out:\n"
               "        for _ in range(2048):\n            out.write(chunk)\n            out.flush()\n"
               "except OSError as exc:\n    print(exc.strerror)")
     done = confined(writer, tmp_path / "work", started=started)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "File too large"
-    assert (tmp_path / "work" / "big.bin").stat().st_size <= sandbox.LIMITS.file_size
+    assert (tmp_path / "work" / "big.bin").stat().st_size <= bwrap.LIMITS.file_size
 
 
-def test_a_busy_loop_is_stopped_at_the_cpu_limit(bwrap, tmp_path, started):
-    done = confined("while True:\n    pass", tmp_path / "work", sandbox.Limits(cpu=1), started)
+def test_a_busy_loop_is_stopped_at_the_cpu_limit(needs_bwrap, tmp_path, started):
+    done = confined("while True:\n    pass", tmp_path / "work", bwrap.Limits(cpu=1), started)
     assert done.returncode != 0, "killed by SIGXCPU"
 
 
 def test_wrap_binds_the_environment_not_the_repository(tmp_path):
-    argv = sandbox.wrap(["true"], workdir=tmp_path)
-    sandbox.settle(tmp_path)
+    argv = bwrap.wrap(["true"], workdir=tmp_path)
+    bwrap.settle(tmp_path)
     binds = [argv[i + 1] for i, a in enumerate(argv) if a in ("--bind", "--ro-bind")]
     assert str(ROOT) not in binds and str(Path(sys.prefix).resolve()) in binds
     assert not any(Path(b) != Path(sys.prefix).resolve() and Path(b).is_relative_to(ROOT) for b in binds)
@@ -290,12 +293,12 @@ def test_wrap_binds_the_environment_not_the_repository(tmp_path):
 # The kernel zygote: kernels forked from one sandbox per student keep what the sandbox promises
 
 @pytest.fixture
-def as_root(bwrap):
+def as_root(needs_bwrap):
     if os.geteuid() != 0:
         pytest.skip("a kernel zygote runs only as root")
 
 
-def start(zygote: sandbox.Zygote, module: str) -> subprocess.Popen:
+def start(zygote: bwrap.Zygote, module: str) -> subprocess.Popen:
     """Fork `module` from `zygote` and start its relay, as jupyter_client does a kernel's command."""
     argv, line = zygote.spawn(module, [])
     with line:
@@ -319,13 +322,13 @@ def test_a_zygote_hides_the_notebooks_written_after_it_started(as_root, tmp_path
     (work / "01.ipynb").write_text("HIDDEN-TESTS-01")
     (work / "reader.py").write_text(READER)
     with open(tmp_path / "out", "w+") as out:
-        zygote = sandbox.Zygote(work, hide=[work / name for name in ("01.ipynb", "02.ipynb", "03.ipynb")],
+        zygote = bwrap.Zygote(work, hide=[work / name for name in ("01.ipynb", "02.ipynb", "03.ipynb")],
                                 stdout=out, preload=())
         try:
             (work / "02.ipynb").write_text("HIDDEN-TESTS-02")  # as nbgrader writes the next notebook
             for _ in range(2):
                 assert start(zygote, "reader").wait(timeout=60) == 0
-                sandbox.settle(work)
+                bwrap.settle(work)
         finally:
             zygote.close()
         out.seek(0)
@@ -343,7 +346,7 @@ def test_a_forked_kernel_passes_on_its_exit_status_and_dies_with_its_relay(as_ro
     work.mkdir()
     (work / "quitter.py").write_text("import sys\nsys.exit(7)\n")
     (work / "sleeper.py").write_text("import time\nopen('started', 'w').close()\ntime.sleep(600)\n")
-    zygote = sandbox.Zygote(work, preload=())
+    zygote = bwrap.Zygote(work, preload=())
     try:
         assert start(zygote, "quitter").wait(timeout=60) == 7
         relay = start(zygote, "sleeper")
@@ -382,7 +385,7 @@ def test_a_forked_kernel_looks_to_a_notebook_like_one_started_on_its_own(as_root
     import nbformat
     from nbformat.v4 import new_code_cell, new_notebook
 
-    execute, manager = worker._execute_classes()
+    execute, manager = autograde._execute_classes()
     seen = {}
     for forked_ in (False, True):
         work = tmp_path / f"forked-{forked_}" / "nano"
@@ -397,7 +400,7 @@ def test_a_forked_kernel_looks_to_a_notebook_like_one_started_on_its_own(as_root
             assert (manager.zygote is not None) == forked_
         finally:
             manager.close_zygote()
-            sandbox.settle(manager.runtime)
+            bwrap.settle(manager.runtime)
             shutil.rmtree(manager.runtime)
             manager.runtime = None
         state = json.loads(out.cells[0].outputs[0]["text"])
@@ -525,7 +528,7 @@ def outputs_text(notebook: Path) -> str:
 
 
 @pytest.mark.slow
-def test_a_hostile_class_is_graded_honestly_and_harms_no_one(bwrap, mini_course, tmp_path_factory):
+def test_a_hostile_class_is_graded_honestly_and_harms_no_one(needs_bwrap, mini_course, tmp_path_factory):
     source_course, lectures = mini_course
     base = tmp_path_factory.mktemp("hostile")
     server = Listener()
@@ -587,13 +590,13 @@ def test_a_hostile_class_is_graded_honestly_and_harms_no_one(bwrap, mini_course,
     assert flood.stat().st_size < 3 * worker_output_limit(), "gigabytes printed are not kept"
     assert "output passed" in outputs_text(flood)
     if os.geteuid() == 0:
-        assert not [p for p in Path("/proc").iterdir() if p.name.isdigit() and _uid_of(p) >= sandbox.FIRST_UID], \
+        assert not [p for p in Path("/proc").iterdir() if p.name.isdigit() and _uid_of(p) >= bwrap.FIRST_UID], \
             "a sandbox outlived its kernel"
 
 
 def worker_output_limit() -> int:
-    from autograder import worker
-    return worker.OUTPUT_LIMIT
+    from autograder.grading import autograde
+    return autograde.OUTPUT_LIMIT
 
 
 def _uid_of(proc: Path) -> int:
@@ -605,7 +608,7 @@ def _uid_of(proc: Path) -> int:
 
 
 @pytest.mark.slow
-def test_a_notebook_past_its_time_limit_scores_0_from_there_on(bwrap, mini_course, tmp_path):
+def test_a_notebook_past_its_time_limit_scores_0_from_there_on(needs_bwrap, mini_course, tmp_path):
     source_course, lectures = mini_course
     course = tmp_path / "course"
     shutil.copytree(source_course, course)
@@ -619,7 +622,7 @@ def test_a_notebook_past_its_time_limit_scores_0_from_there_on(bwrap, mini_cours
     found += grade._prepare(course, "slow")
     job = {"course": str(course), "private": str(course / grade.SCRATCH / "slow"), "student": "slow",
            "timeout": 60, "problems": found, "notebook_limit": 20}  # a cell could run 60 s, the notebook 20
-    [(_, outcome)] = list(worker.run([("slow", job)], 1, course / "logs"))
+    [(_, outcome)] = list(autograde.run([("slow", job)], 1, course / "logs"))
     result = grade._finish(course, "slow", outcome, grade.lectures_of(course))
     points = {c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]["points"]
               for c in notebooks.load(course / "release" / "nano" / "01-mini.ipynb").cells

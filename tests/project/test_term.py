@@ -19,7 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from autograder import cli, grade, release
+from autograder import cli
+from autograder.authoring import release
+from autograder.grading import grade
 
 SAMPLES = release.ROOT / "fixtures" / "submissions"
 TIMEOUT = "20"  # seconds per cell, as fixtures/submissions/expected.csv was made with

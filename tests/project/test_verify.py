@@ -12,9 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from autograder import grade, notebooks, release, verify
-from autograder.scenarios import HELPERS
-from autograder.mutants import MORE_MUTANTS, MUTANTS, apply
+from autograder.authoring import notebooks, release
+from autograder.check import independent
+from autograder.grading import grade
+from autograder.check.scenarios import HELPERS
+from autograder.authoring.mutants import MORE_MUTANTS, MUTANTS, apply
 from tests.project.one_class import ATTACKS, replace_solution
 
 ROOT = release.ROOT
@@ -27,7 +29,7 @@ def graded_cells(number: str) -> set[str]:
 
 
 def check(course: Path, workspace: Path, reference: dict) -> dict[str, bool]:
-    return verify.confirm(course, *verify.student_files(workspace), reference)
+    return independent.confirm(course, *independent.student_files(workspace), reference)
 
 
 def refused(confirmed: dict[str, bool]) -> set[str]:
@@ -43,7 +45,7 @@ def solved(course, tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def reference(course):
-    return verify.reference(course, 20261129)
+    return independent.reference(course, 20261129)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -51,7 +53,7 @@ def reference(course):
 
 @pytest.mark.parametrize("number", LECTURES)
 def test_every_graded_cell_of_the_lecture_has_a_scenario(number):
-    scenarios = verify.lecture_scenarios(number)
+    scenarios = independent.lecture_scenarios(number)
     named = {s.grade_id for s in scenarios}
     assert graded_cells(number) - named == set(), f"cells of {number} without a scenario"
     assert named - graded_cells(number) == set(), f"scenarios of {number} for cells that do not exist"
@@ -65,16 +67,16 @@ def test_the_runner_survives_what_student_code_does_to_its_process(tmp_path):
     (workspace / "nano" / "__init__.py").write_text("")
     (workspace / "nano" / "m.py").write_text("def twice(x):\n    print('noise')\n    return 2 * x\n")
     scenarios = [
-        verify.Scenario("a", HELPERS + "from nano.m import twice\nobserve(got=twice(rng.randrange(9)))"),
-        verify.Scenario("b", "raise KeyError('boom')"),
-        verify.Scenario("c", "observe(q=answers.get('q'), odd=type('Odd', (str,), {})('x'), obj=object())",
+        independent.Scenario("a", HELPERS + "from nano.m import twice\nobserve(got=twice(rng.randrange(9)))"),
+        independent.Scenario("b", "raise KeyError('boom')"),
+        independent.Scenario("c", "observe(q=answers.get('q'), odd=type('Odd', (str,), {})('x'), obj=object())",
                         answers=("ans1",)),
-        verify.Scenario("d", "import os; os._exit(3)"),
-        verify.Scenario("e", "import signal; signal.signal(signal.SIGALRM, signal.SIG_IGN)\nwhile True: pass"),
-        verify.Scenario("e", "observe(after=1, seed=SEED, scratch=str(scratch))"),
-        verify.Scenario("f", "import sys; sys.exit(0)"),
+        independent.Scenario("d", "import os; os._exit(3)"),
+        independent.Scenario("e", "import signal; signal.signal(signal.SIGALRM, signal.SIG_IGN)\nwhile True: pass"),
+        independent.Scenario("e", "observe(after=1, seed=SEED, scratch=str(scratch))"),
+        independent.Scenario("f", "import sys; sys.exit(0)"),
     ]
-    got = verify.observe_all(workspace, scenarios, 7, {"ans0": "q = 1", "ans1": "q = 5\n1 / 0"}, timeout=2)
+    got = independent.observe_all(workspace, scenarios, 7, {"ans0": "q = 1", "ans1": "q = 5\n1 / 0"}, timeout=2)
     assert list(got) == ["a", "b", "c", "d", "e", "e#2", "f"]
     import random
     assert got["a"] == {"got": 2 * random.Random(7).randrange(9)}
@@ -87,17 +89,17 @@ def test_the_runner_survives_what_student_code_does_to_its_process(tmp_path):
 
 
 def test_a_judge_that_raises_or_a_missing_observation_is_not_confirmed():
-    boom = verify.Scenario("x", "", judge=lambda got, ref: got["nothing"])
-    twice = [verify.Scenario("y", ""), verify.Scenario("y", "")]
-    assert verify.judge_all([boom], {"x": {}}, {"x": {}}) == {"x": False}
-    assert verify.judge_all(twice, {"y": {"v": 1}, "y#2": {"v": 2}}, {"y": {"v": 1}, "y#2": {"v": 2}}) == {"y": True}
-    assert verify.judge_all(twice, {"y": {"v": 1}, "y#2": None}, {"y": {"v": 1}, "y#2": {"v": 2}}) == {"y": False}
+    boom = independent.Scenario("x", "", judge=lambda got, ref: got["nothing"])
+    twice = [independent.Scenario("y", ""), independent.Scenario("y", "")]
+    assert independent.judge_all([boom], {"x": {}}, {"x": {}}) == {"x": False}
+    assert independent.judge_all(twice, {"y": {"v": 1}, "y#2": {"v": 2}}, {"y": {"v": 1}, "y#2": {"v": 2}}) == {"y": True}
+    assert independent.judge_all(twice, {"y": {"v": 1}, "y#2": None}, {"y": {"v": 1}, "y#2": {"v": 2}}) == {"y": False}
 
 
 def test_problem_lines_name_the_cells_and_feedback_reads_them_back():
-    lines = verify.problem_lines({"05": ["l05_turn_limit"], "02": ["l02_a", "l02_b"]})
-    assert lines == [f"02: l02_a, l02_b: {verify.UNCONFIRMED}", f"05: l05_turn_limit: {verify.UNCONFIRMED}"]
-    assert verify.unconfirmed_in(lines + ["03: something else"]) == {"l02_a", "l02_b", "l05_turn_limit"}
+    lines = independent.problem_lines({"05": ["l05_turn_limit"], "02": ["l02_a", "l02_b"]})
+    assert lines == [f"02: l02_a, l02_b: {independent.UNCONFIRMED}", f"05: l05_turn_limit: {independent.UNCONFIRMED}"]
+    assert independent.unconfirmed_in(lines + ["03: something else"]) == {"l02_a", "l02_b", "l05_turn_limit"}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -105,11 +107,11 @@ def test_problem_lines_name_the_cells_and_feedback_reads_them_back():
 
 @pytest.mark.parametrize("seed", [1, 424242, 2**31 - 5])
 def test_the_reference_is_confirmed_on_every_cell(course, solved, seed):
-    reference = verify.reference(course, seed)
+    reference = independent.reference(course, seed)
     confirmed = check(course, solved, reference)
     everything = set().union(*(graded_cells(n) for n in LECTURES))
     assert refused(confirmed) == set()
-    assert set(confirmed) == everything & {s.grade_id for n in LECTURES for s in verify.lecture_scenarios(n)}
+    assert set(confirmed) == everything & {s.grade_id for n in LECTURES for s in independent.lecture_scenarios(n)}
 
 
 def test_the_stubs_are_confirmed_nowhere(course, fresh_workspace, reference):
@@ -273,6 +275,6 @@ def test_attacks_from_the_kernel_earn_nothing_and_hurt_no_one(course, graded_cla
     # nbgrader itself sees through silenced errors (it reads the execute reply); the patched
     # inspect fools it, and the check, which reads the source from disk, catches it and says so
     fooled = grades["m-c-getsource"]
-    assert "l01_warmup_returns_61001" in verify.unconfirmed_in(fooled.problems)
+    assert "l01_warmup_returns_61001" in independent.unconfirmed_in(fooled.problems)
     page = (graded / "feedback" / "m-c-getsource" / "01-shape-of-an-agent.html").read_text(encoding="utf-8")
     assert "independent check" in page

@@ -12,8 +12,9 @@ import shutil
 
 import pytest
 
-from autograder import notebooks, release, verify
-from autograder.mutants import MORE_MUTANTS, MUTANTS, apply
+from autograder.authoring import notebooks, release
+from autograder.check import independent
+from autograder.authoring.mutants import MORE_MUTANTS, MUTANTS, apply
 from tests.project.one_class import replace_solution
 from tests.project.test_verify import check, refused, solved, reference  # noqa: F401 (fixtures)
 
@@ -164,8 +165,8 @@ def test_a_mutant_is_refused_exactly_where_the_hidden_tests_fail(course, solved,
     failed = {c.metadata["nbgrader"]["grade_id"] for c, error in zip(nb.cells, errors)
               if error and c.metadata.get("nbgrader", {}).get("grade")}
     assert failed, f"{mutant.name}: no hidden test fails, the catalogue is out of date"
-    files, answers = verify.student_files(workspace)
-    scenarios = verify.lecture_scenarios(mutant.lecture)
-    got = verify.observe_all(verify.make_workspace(course, files, tmp_path / "check"), scenarios,
+    files, answers = independent.student_files(workspace)
+    scenarios = independent.lecture_scenarios(mutant.lecture)
+    got = independent.observe_all(independent.make_workspace(course, files, tmp_path / "check"), scenarios,
                              reference["seed"], answers)
-    assert refused(verify.judge_all(scenarios, got, reference["observations"][mutant.lecture])) == failed
+    assert refused(independent.judge_all(scenarios, got, reference["observations"][mutant.lecture])) == failed

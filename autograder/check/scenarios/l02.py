@@ -7,8 +7,8 @@ judges below apply the hidden tests' conditions, taking the inputs and the truth
 
 import re
 
-from autograder.scenarios import HELPERS, message, raised, text
-from autograder.verify import Scenario
+from autograder.check.scenarios import HELPERS, message, raised, text
+from autograder.check.independent import Scenario
 
 KNOWN = ["read_file", "list_files", "write_file", "edit_file", "bash"]
 

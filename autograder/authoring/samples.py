@@ -16,7 +16,7 @@ import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder import notebooks, release
+from autograder.authoring import notebooks, release
 
 ROOT = release.ROOT
 DEST = ROOT / "fixtures" / "submissions"

@@ -7,7 +7,7 @@ imports only the submission's `nano` and reports PLAIN observations as JSON; the
 process never ran student code, judges them against what the reference solution gives for the
 same inputs (the same SEED). A cell is confirmed when every Scenario naming it is judged right.
 
-What the scenarios are lives in `autograder/scenarios/lNN.py`, one module per lecture.
+What the scenarios are lives in `autograder/check/scenarios/lNN.py`, one module per lecture.
 """
 
 import importlib
@@ -26,7 +26,8 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder import notebooks, release, sandbox
+from autograder.authoring import notebooks, release
+from autograder.sandbox import bwrap
 
 
 def equal(got: dict, ref: dict) -> bool:
@@ -141,11 +142,11 @@ for i, scenario in enumerate(job["scenarios"]):
 
 
 def _confine(argv: list[str], work: Path, tmp: Path, env: Mapping[str, str], unsafe: bool) -> list[str]:
-    """The command that runs `argv` in the sandbox (sandbox.py), able to write only `tmp` (which
+    """The command that runs `argv` in the sandbox (bwrap.py), able to write only `tmp` (which
     holds the workspace copy `work`); unconfined only when grading runs with --unsafe."""
     if unsafe:
         return argv
-    return sandbox.wrap(argv, workdir=work, writable=[tmp], env=env)
+    return bwrap.wrap(argv, workdir=work, writable=[tmp], env=env)
 
 
 def _key(grade_id: str, seen: dict[str, int]) -> str:
@@ -241,7 +242,7 @@ def _run(work: Path, tmp: Path, job: dict, timeout: int, unsafe: bool,
         proc.wait()
         reader.join(timeout=5)
         if not unsafe:
-            sandbox.settle(work, tmp)  # what it left running stops; its folders come back to us
+            bwrap.settle(work, tmp)  # what it left running stops; its folders come back to us
     return done
 
 
@@ -251,9 +252,9 @@ def _run(work: Path, tmp: Path, job: dict, timeout: int, unsafe: bool,
 def lecture_scenarios(number: str) -> list[Scenario]:
     """The scenarios of lecture `number` ("01"); none if its module is not written yet."""
     try:
-        module = importlib.import_module(f"autograder.scenarios.l{number}")
+        module = importlib.import_module(f"autograder.check.scenarios.l{number}")
     except ModuleNotFoundError as exc:
-        if exc.name != f"autograder.scenarios.l{number}":
+        if exc.name != f"autograder.check.scenarios.l{number}":
             raise
         return []
     return list(module.SCENARIOS)
@@ -410,7 +411,7 @@ def zero_unconfirmed(gradebook: Path, student: str, confirmed: Mapping[str, bool
     refuses (a cell it does not name has no scenario: see `unchecked`); return the problem lines."""
     from nbgrader.api import Gradebook, MissingEntry
 
-    from autograder.gradebook import sqlite_url
+    from autograder.grading.gradebook import sqlite_url
 
     unconfirmed: dict[str, list[str]] = {}
     with Gradebook(sqlite_url(gradebook), "nano") as gb:

@@ -8,7 +8,7 @@ or it would give points for nothing), and prints one row per graded cell.
 import tempfile
 from pathlib import Path
 
-from autograder import notebooks, release
+from autograder.authoring import notebooks, release
 
 
 def check_lecture(number: str, root: Path = release.ROOT, echo=print) -> bool:

@@ -8,7 +8,7 @@ student's runs in the process (its scenario comes first), and judged here as the
 
 import ast
 
-from autograder.verify import Scenario
+from autograder.check.independent import Scenario
 
 QUESTIONS = ["l01_q1_answer", "l01_q2_answer", "l01_q3_answer", "l01_q4_answer", "l01_q5_answer",
              "l01_q6_answer"]

@@ -8,8 +8,8 @@ list (SDK objects dumped to JSON), what the stand-ins saw, and `id()`s where a t
 the judges apply the tests' asserts, inputs taken from the reference's observations.
 """
 
-from autograder.scenarios import HELPERS, text as _status
-from autograder.verify import Scenario
+from autograder.check.scenarios import HELPERS, text as _status
+from autograder.check.independent import Scenario
 
 # Conversations in the student's process: SDK objects dumped to plain data, scripted replies.
 # Lecture 06's scenarios start with these too.

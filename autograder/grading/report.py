@@ -18,7 +18,7 @@ import urllib.parse
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder import notebooks, release
+from autograder.authoring import notebooks, release
 
 LECTURE_COLOURS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1", "#9c755f"]
 
@@ -41,7 +41,7 @@ class ClassResults:
 def read_results(course: Path) -> ClassResults:
     from nbgrader.api import MissingEntry
 
-    from autograder import feedback, grade, gradebook
+    from autograder.grading import feedback, grade, gradebook
 
     release_dir = course / "release" / release.ASSIGNMENT
     lectures = grade.lectures_of(course)
@@ -169,7 +169,7 @@ def _who(results: ClassResults, number: str, grade_id: str) -> str:
 
 def write_report(course: Path) -> Path:
     """Write `course`/report.html; return its path."""
-    from autograder.worker import quiet
+    from autograder.grading.autograde import quiet
 
     with quiet():
         results = read_results(course)

@@ -8,8 +8,8 @@ apply the hidden tests' conditions, taking the inputs and the truth from `ref`.
 
 import re
 
-from autograder.scenarios import HELPERS, message, raised, text
-from autograder.verify import Scenario
+from autograder.check.scenarios import HELPERS, message, raised, text
+from autograder.check.independent import Scenario
 
 
 def _ok(outcome) -> bool:

@@ -12,7 +12,7 @@ from typing import Any
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 LECTURES = ROOT / "lectures"
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 REFERENCE_TAG = "reference"  # markdown cells for the instructor only; the release drops them

@@ -18,7 +18,7 @@ import re
 import shutil
 from pathlib import Path
 
-from autograder import release
+from autograder.authoring import release
 
 SUBMISSION_FILES = ("timestamp.txt", "submission_secret.txt")  # what release_feedback reads
 BODY = re.compile(r"<body[^>]*>(.*)</body>", re.DOTALL | re.IGNORECASE)

@@ -10,7 +10,7 @@ it. MUTANTS covers every mistake COURSE.md section 5 lists; MORE_MUTANTS adds ot
 from pathlib import Path
 from typing import NamedTuple
 
-from autograder import notebooks
+from autograder.authoring import notebooks
 
 
 class Mutant(NamedTuple):

@@ -15,7 +15,8 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder import grade, release
+from autograder.authoring import release
+from autograder.grading import grade
 
 CANVAS_FILE = "canvas.csv"
 MOODLE_FILE = "moodle.csv"

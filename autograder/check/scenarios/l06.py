@@ -7,9 +7,9 @@ many lines were asked for, what the stand-ins saw and what was printed. A log "a
 by comparing it with the reference's: every correct repair pops back to the same entries.
 """
 
-from autograder.scenarios import text
-from autograder.scenarios.l05 import SDK
-from autograder.verify import Scenario
+from autograder.check.scenarios import text
+from autograder.check.scenarios.l05 import SDK
+from autograder.check.independent import Scenario
 
 # Helpers every scenario of this lecture starts with: the scripted human and main, run as the tests run it.
 PRELUDE = SDK + '''

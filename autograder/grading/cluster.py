@@ -1,8 +1,8 @@
 """Grading on a Dask distributed cluster: `nano-course grade --scheduler ADDRESS`.
 
-`run` has the shape of worker.run (it yields (student, outcome) as students finish), but each
+`run` has the shape of autograde.run (it yields (student, outcome) as students finish), but each
 student is a Dask task, `attempt`, run by whichever worker the scheduler picks. The task grades
-in a child `python -m autograder.worker` process, as a local worker does, so student code can
+in a child `python -m autograder.grading.autograde` process, as a local worker does, so student code can
 kill or poison only that child, never the Dask worker; it returns plain data, and the process
 that called `run` merges it into the gradebook, of which it stays the only writer.
 
@@ -23,7 +23,7 @@ import threading
 import uuid
 from pathlib import Path
 
-from autograder import worker
+from autograder.grading import autograde
 
 ATTEMPTS = ".attempts"  # beside the staged private courses: one private course per attempt
 CONNECT_TIMEOUT = 30  # seconds to reach the scheduler
@@ -85,20 +85,20 @@ def attempt(job: dict, logs: str) -> dict:
     Path(logs).mkdir(parents=True, exist_ok=True)
     outcome = None
     for _try in range(2):
-        outcome = _grader(Path(logs) / "workers.txt").run(job, worker.JOB_LIMIT)
+        outcome = _grader(Path(logs) / "workers.txt").run(job, autograde.JOB_LIMIT)
         if outcome is not None:
             break
-    return {**(outcome or worker.gave_up(job)), "private": str(private)}
+    return {**(outcome or autograde.gave_up(job)), "private": str(private)}
 
 
-_graders: dict[tuple[int, str], worker.Worker] = {}
+_graders: dict[tuple[int, str], autograde.Worker] = {}
 
 
-def _grader(log: Path) -> worker.Worker:
+def _grader(log: Path) -> autograde.Worker:
     """This Dask worker thread's grading process, started anew if it is not running (a grading
     process costs seconds to start; it stops by itself when the Dask worker does)."""
     key = (threading.get_ident(), str(log))
     process = _graders.get(key)
     if process is None or process.proc.poll() is not None:
-        process = _graders[key] = worker.Worker(log)
+        process = _graders[key] = autograde.Worker(log)
     return process

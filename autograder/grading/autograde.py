@@ -1,12 +1,12 @@
 """Grading one student with real nbgrader, in a worker process that student code cannot hurt.
 
 `run` feeds jobs (one student each, already staged in a private copy of the course) to
-`python -m autograder.worker` processes, `workers` at a time. A worker autogrades its student
+`python -m autograder.grading.autograde` processes, `workers` at a time. A worker autogrades its student
 with nbgrader's Autograde (all notebooks in one run; one run per notebook only if that fails),
 whose Execute is replaced by GuardedExecute:
 a cell that kills the kernel or ignores the interrupt scores 0, and the kernel is restarted with
 the cells before it run again, so that the cells after it are graded on their own. Each kernel
-runs in the sandbox (sandbox.py), forked from a zygote of the student's that has already
+runs in the sandbox (bwrap.py), forked from a zygote of the student's that has already
 imported ipykernel and the SDK, and is reached over unix sockets in a runtime folder of theirs;
 a notebook's output is capped at OUTPUT_LIMIT bytes and its time at NOTEBOOK_LIMIT seconds. The
 kernels' own stderr goes to the student's log, and student code that kills its worker costs only
@@ -37,7 +37,9 @@ if __name__ == "__main__":
     # per worker, saved by not letting it find their package.
     sys.modules.setdefault("rfc3987_syntax", None)
 
-from autograder import notebooks, release, sandbox, verify
+from autograder.authoring import notebooks, release
+from autograder.check import independent
+from autograder.sandbox import bwrap
 
 COURSE_ID = "nano"
 JOB_LIMIT = 1800  # seconds one student may take before their worker is stopped
@@ -48,7 +50,7 @@ def run(jobs: Iterable[tuple[str, dict]], workers: int, logs: Path):
 
     `jobs` may be a generator: it is drained by a thread of its own, so that the first students
     are graded while the later ones are still being staged. Each worker is a `python -m
-    autograder.worker` process that grades one job after another, so student code (whose kernel
+    autograder.grading.autograde` process that grades one job after another, so student code (whose kernel
     is the worker's child) can kill only a worker: its job is tried once more on a fresh one,
     then reported. A job that runs past JOB_LIMIT is stopped the same way.
     """
@@ -125,7 +127,7 @@ class Worker:
         # Grading needs no key, and student code must not see one (its messages reach feedback).
         env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
         with open(log, "ab") as err:
-            self.proc = subprocess.Popen([sys.executable, "-m", "autograder.worker"],
+            self.proc = subprocess.Popen([sys.executable, "-m", "autograder.grading.autograde"],
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
                                          text=True, env=env, start_new_session=True)
 
@@ -195,7 +197,7 @@ def grade_one(job: dict) -> dict:
     sandboxed unless job["unsafe"]. Runs in a worker process; returns plain data."""
     from traitlets.config.loader import PyFileConfigLoader
 
-    from autograder.gradebook import sqlite_url
+    from autograder.grading.gradebook import sqlite_url
 
     started = time.monotonic()
     course, private, student = Path(job["course"]), Path(job["private"]), job["student"]
@@ -218,7 +220,7 @@ def grade_one(job: dict) -> dict:
     finally:
         manager.close_zygote()
         if manager.runtime is not None:
-            sandbox.settle(manager.runtime)
+            bwrap.settle(manager.runtime)
             shutil.rmtree(manager.runtime, ignore_errors=True)
 
 
@@ -238,8 +240,8 @@ def _autograde(job: dict, config, timeout: int, started: float) -> dict:
     present = sorted(p.stem for p in work.glob("*.ipynb")
                      if (course / "release" / release.ASSIGNMENT / p.name).is_file())
     _execute_classes()[1].notebooks = [f"{name}.ipynb" for name in present]
-    # The independent check reads the hand-in now, before any of it runs (see verify.py).
-    checked = verify.student_files(work) if job.get("verify") else None
+    # The independent check reads the hand-in now, before any of it runs (see independent.py).
+    checked = independent.student_files(work) if job.get("verify") else None
     for name, result in _autograde_runs(api, student, present):  # none: the merge records zeros
         logs.append(f"==== nbgrader autograde {name}\n{result.get('log', '')}{result.get('error') or ''}")
         if not result["success"] and name != ALL:
@@ -252,7 +254,7 @@ def _autograde(job: dict, config, timeout: int, started: float) -> dict:
         problems += _execution_problems(graded / f"{name}.ipynb", name[:2], timeout,
                                         _execute_classes()[0].notebook_limit)
     if checked is not None:
-        problems += verify.check_submission(job, *checked, private / "gradebook.db", student)
+        problems += independent.check_submission(job, *checked, private / "gradebook.db", student)
     kernels = private / "kernels.log"
     if kernels.is_file():
         logs.append("==== kernels' own stderr\n" + kernels.read_text(errors="replace"))
@@ -383,8 +385,8 @@ def _execute_classes():
     class QuietKernelManager(AsyncKernelManager):
         """A kernel whose own stderr (crash dumps, warnings) goes to the student's grading log
         instead of the instructor's terminal, and which runs in the sandbox when `runtime` is
-        set: forked from the student's sandbox.Zygote (as root; else launched through
-        sandbox.wrap) with its cwd (the autograded copy of the workspace) and `runtime` as the
+        set: forked from the student's bwrap.Zygote (as root; else launched through
+        bwrap.wrap) with its cwd (the autograded copy of the workspace) and `runtime` as the
         only writable folders, reached over unix sockets in `runtime`, and interrupted by a
         message (a signal cannot cross into the sandbox's session). The notebooks in its cwd
         cannot be read: nbgrader has put the hidden tests back into them."""
@@ -393,7 +395,7 @@ def _execute_classes():
         runtime: Path | None = None  # set per student by grade_one; None: not sandboxed (--unsafe)
         notebooks: list[str] = []  # set per student by grade_one: the notebooks nbgrader will write
         use_zygote = True  # per student: False once a zygote failed to start
-        zygote = None  # the student's live sandbox.Zygote, made by the first kernel of a run
+        zygote = None  # the student's live bwrap.Zygote, made by the first kernel of a run
 
         async def _async_pre_start_kernel(self, **kw):
             if QuietKernelManager.runtime is not None and self.transport != "ipc":
@@ -416,7 +418,7 @@ def _execute_classes():
                     except RuntimeError as exc:  # it died: this student's kernels start on their own
                         QuietKernelManager._give_up(exc)
                 if line is None:
-                    kernel_cmd = sandbox.wrap(kernel_cmd, workdir=cwd, writable=[QuietKernelManager.runtime],
+                    kernel_cmd = bwrap.wrap(kernel_cmd, workdir=cwd, writable=[QuietKernelManager.runtime],
                                               env=kw.get("env"), hide=shown)
             with open(QuietKernelManager.stderr_path, "ab") as log:
                 kw["stderr"] = log  # the kernel keeps its own copy of the file descriptor
@@ -428,7 +430,7 @@ def _execute_classes():
 
         @classmethod
         def _zygote(cls, cwd: Path, shown: list[Path], env, kernel_cmd: list[str]):
-            """The student's zygote for a kernel in `cwd` (made on first use: see sandbox.Zygote),
+            """The student's zygote for a kernel in `cwd` (made on first use: see bwrap.Zygote),
             or None where kernels start on their own: not root, another kernel than this Python's
             ipykernel, or a zygote that cannot start. It hides the notebooks in `cwd` and those
             nbgrader will write there (`notebooks`), so it serves every notebook of the run."""
@@ -440,7 +442,7 @@ def _execute_classes():
             cls.close_zygote()
             try:
                 with open(cls.stderr_path, "ab") as log:
-                    cls.zygote = sandbox.Zygote(cwd, writable=[cls.runtime], env=env, stderr=log,
+                    cls.zygote = bwrap.Zygote(cwd, writable=[cls.runtime], env=env, stderr=log,
                                                 hide=sorted({*shown, *(cwd / name for name in cls.notebooks)}))
             except RuntimeError as exc:
                 cls._give_up(exc)
@@ -492,7 +494,7 @@ def _execute_classes():
                 return super().preprocess(nb, resources, km)
             finally:  # the kernel is gone: nothing it left may be followed by nbgrader's writes
                 if QuietKernelManager.runtime is not None and path:
-                    sandbox.settle(Path(path))
+                    bwrap.settle(Path(path))
 
         def _get_timeout(self, cell):
             timeout = super()._get_timeout(cell)

@@ -17,8 +17,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from autograder import grade, mutants, notebooks, release, sandbox
-from autograder.gradebook import sqlite_url as gradebook_url
+from autograder.authoring import mutants, notebooks, release
+from autograder.grading import grade
+from autograder.sandbox import bwrap
+from autograder.grading.gradebook import sqlite_url as gradebook_url
 
 KINDS = ("perfect", "untouched", "partial", "mutant", "mutant")
 
@@ -163,14 +165,14 @@ def startup_costs() -> dict[str, float]:
              "import anthropic (stock: in lectures 01, 05, 06)": python("import anthropic") - bare,
              "import nbgrader (each nbgrader app start)": python("import nbgrader.apps, nbgrader.converters") - bare,
              "kernel start, to ready (stock: each notebook)": kernel}
-    if os.geteuid() == 0 and sandbox.available():
+    if os.geteuid() == 0 and bwrap.available():
         costs |= forked_kernel()
     return costs | {"gradebook commit, with fsync": commit("FULL"),
                     "gradebook commit, without fsync": commit("OFF")}
 
 
 def forked_kernel() -> dict[str, float]:
-    """Seconds to start a student's zygote (sandbox.Zygote: it imports ipykernel and the SDK),
+    """Seconds to start a student's zygote (bwrap.Zygote: it imports ipykernel and the SDK),
     and to fork a sandboxed kernel from it, to ready, as grading does for each notebook."""
     from jupyter_core.utils import run_sync
 
@@ -192,7 +194,7 @@ def forked_kernel() -> dict[str, float]:
                 run_sync(km.shutdown_kernel)(now=True)
         finally:
             manager.close_zygote()
-            sandbox.settle(manager.runtime, Path(tmp))
+            bwrap.settle(manager.runtime, Path(tmp))
             manager.runtime = None
     return {"zygote start, as root (ours: once a student)": seconds[0] - seconds[1],
             "kernel forked from it, to ready (ours: each notebook)": seconds[1]}

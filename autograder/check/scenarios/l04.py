@@ -7,8 +7,8 @@ reference's observations. confirm is run with a stand-in preview, as the tests d
 preview does not cost confirm's cells.
 """
 
-from autograder.scenarios import HELPERS, text, value
-from autograder.verify import Scenario
+from autograder.check.scenarios import HELPERS, text, value
+from autograder.check.independent import Scenario
 
 # Helpers every scenario of this lecture starts with: scratch folders, a scripted person.
 PRELUDE = HELPERS + '''

@@ -30,7 +30,8 @@ import string
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder import notebooks, release, verify
+from autograder.authoring import notebooks, release
+from autograder.check import independent
 
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 64rem; margin: 2rem auto; padding: 0 1rem;
@@ -52,7 +53,7 @@ FIELD_LIMIT = 120  # characters of one value interpolated into a grader's messag
 GRAM = 16  # a run of this many letters and digits shared with the hidden tests is a leak
 WITHHELD = "[withheld: it contained text of the hidden tests]"
 LONG_RUN = "[a long run of letters and digits]"  # what base64 and its kind look like: never shown
-# Errors the grading process itself writes into a cell (autograder/worker.py, nbclient).
+# Errors the grading process itself writes into a cell (autograder/grading/autograde.py, nbclient).
 GRADER_ERRORS = {"DeadKernelError", "KernelUnresponsive", "NotRun", "NotebookTimeLimit"}
 TIMED_OUT = "this cell ran past its time limit and was interrupted"
 
@@ -370,7 +371,7 @@ def behaviours(course: Path, student: str, notebook: str) -> list[Behaviour] | N
     None if the student has no graded submission."""
     from nbgrader.api import MissingEntry
 
-    from autograder import gradebook
+    from autograder.grading import gradebook
 
     released = _course_notebook(course / "release" / release.ASSIGNMENT / f"{notebook}.ipynb")
     order = notebooks.points(released)
@@ -478,9 +479,9 @@ def _lecture_page(grade, title: str, number: str, points: float, found, said: li
                      "<a href=\"index.html\">first page</a>.</p>")
         return _page(f"{title}: {grade.student}", "\n".join(parts))
     rows = []
-    unconfirmed = verify.unconfirmed_in(grade.problems)
+    unconfirmed = independent.unconfirmed_in(grade.problems)
     for b in found:
-        message = verify.FEEDBACK if b.grade_id in unconfirmed else b.message  # nbgrader's output shows a pass
+        message = independent.FEEDBACK if b.grade_id in unconfirmed else b.message  # nbgrader's output shows a pass
         label = {"pass": "passed", "partial": "partly", "fail": "failed"}[b.status]
         why = ""
         if b.status != "pass" or b.grade_id in unconfirmed:

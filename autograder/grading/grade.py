@@ -14,7 +14,7 @@ Students are graded `workers` at a time, each in a private copy of the course (i
 gradebook, merged back after) by a worker process that student code can kill without harm; or,
 with `scheduler`, on the workers of a Dask cluster (cluster.py). Either way this process is the
 only writer of the course's gradebook (gradebook.py: a file, or PostgreSQL through db_url).
-Each cell nbgrader passed must also be confirmed by the independent check (verify.py), or it
+Each cell nbgrader passed must also be confirmed by the independent check (independent.py), or it
 scores 0 and is named.
 
 Grades accumulate over a term: grades.csv and problems.csv always list the whole class, every
@@ -34,10 +34,13 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder import gradebook, intake, notebooks, release, sandbox, verify, worker
+from autograder.authoring import notebooks, release
+from autograder.check import independent
+from autograder.grading import autograde, gradebook, intake
+from autograder.sandbox import bwrap
 
 STUDENT_ID = intake.STUDENT_ID
-COURSE_ID = worker.COURSE_ID
+COURSE_ID = autograde.COURSE_ID
 SCRATCH = ".grading"  # private course copies live here while their student is graded
 TEMPLATE = ".gradebook.db"  # in SCRATCH: the assignment's structure, copied for each student
 REFERENCE = ".reference.json"  # in SCRATCH: the reference's observations, for the workers' check
@@ -87,8 +90,8 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
     course's seconds per cell; `workers` grades that many students at once; `scheduler` (a Dask
     scheduler's address) grades them on that cluster instead. `db_url` is where a course built
     here keeps its gradebook; a built course must already have it there. Student code runs in
-    the sandbox (sandbox.py) unless `unsafe`. With `check`, each cell nbgrader passed must also
-    be confirmed by the independent check (verify.py). Returns the rows of this run's students
+    the sandbox (bwrap.py) unless `unsafe`. With `check`, each cell nbgrader passed must also
+    be confirmed by the independent check (independent.py). Returns the rows of this run's students
     as grades.csv now holds them; refuses (ValueError) bad arguments and a folder with no
     hand-ins before anything is written.
     """
@@ -96,8 +99,8 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
         raise ValueError(f"workers must be at least 1, not {workers}")
     if timeout is not None and timeout < 1:
         raise ValueError(f"the time limit must be at least 1 second a cell, not {timeout}")
-    if not unsafe and not sandbox.available():
-        raise RuntimeError(sandbox.MISSING)
+    if not unsafe and not bwrap.available():
+        raise RuntimeError(bwrap.MISSING)
     hand_ins, notes = intake.class_in(submissions)
     course = course.resolve()
     if not (course / "release" / release.ASSIGNMENT).is_dir():
@@ -111,7 +114,7 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
                          "--db-url URL")
     gradebook.open_gradebook(course_db).close()  # unreachable: say so before anything is staged
     if scheduler:
-        from autograder import cluster
+        from autograder.grading import cluster
 
         client = cluster.connect(scheduler)
     lectures = lectures_of(course)
@@ -169,17 +172,17 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
             yield hand_in.student, {
                 "course": str(course), "private": str(course / SCRATCH / hand_in.student),
                 "student": hand_in.student, "timeout": timeout, "unsafe": unsafe,
-                "problems": found if checker else [*found, verify.SKIPPED],
+                "problems": found if checker else [*found, independent.SKIPPED],
                 "verify": str(reference) if checker else None}
 
     if anyone:
         echo("grading with nbgrader" + (f" on the Dask cluster at {scheduler}" if scheduler
                                         else f", {workers} at a time" if workers > 1 else "") + " ...")
-    with worker.quiet():
-        from autograder import feedback as feedback_pages
+    with autograde.quiet():
+        from autograder.grading import feedback as feedback_pages
 
         results = (cluster.run(dict(staged()), client, course / "logs") if scheduler
-                   else worker.run(staged(), workers, course / "logs"))
+                   else autograde.run(staged(), workers, course / "logs"))
         for student, outcome in results:
             report(_finish(course, student, outcome, lectures))
             if feedback:  # while the workers grade the next ones
@@ -187,7 +190,7 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
         try:
             if checker is not None:
                 checker.join()
-                verify.wait_for_reference(reference, limit=0)  # raises what stopped the reference
+                independent.wait_for_reference(reference, limit=0)  # raises what stopped the reference
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 
@@ -206,20 +209,20 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
          + (f", {kept} of them from earlier runs)" if kept else ")")
          + (f"; each student's feedback in {course / 'feedback'}/<student_id>/index.html" if feedback else ""))
     if feedback:  # hand-ins from nbgrader collect: their pages where nbgrader release_feedback looks
-        from autograder import exchange
+        from autograder.grading import exchange
 
         exchange.place_feedback(course, [g.student for g in ordered], echo)
     return ordered
 
 
 def _reference(course: Path, path: Path, unsafe: bool, echo) -> None:
-    """Run the reference solution's scenarios (verify.reference, a new SEED) and write what it
-    observed to `path`, where each worker waits for it (verify.check_submission); or, if it could
+    """Run the reference solution's scenarios (independent.reference, a new SEED) and write what it
+    observed to `path`, where each worker waits for it (independent.check_submission); or, if it could
     not run, why, so that no worker waits in vain."""
     try:
-        data = verify.reference(course, unsafe=unsafe)
-        if verify.unchecked(course):
-            echo(f"note: no scenario of the independent check covers {', '.join(verify.unchecked(course))}: "
+        data = independent.reference(course, unsafe=unsafe)
+        if independent.unchecked(course):
+            echo(f"note: no scenario of the independent check covers {', '.join(independent.unchecked(course))}: "
                  "nbgrader's result stands there unconfirmed")
         lost = [g for lecture in data["observations"].values() for g, o in lecture.items() if o is None]
         if lost:
@@ -575,7 +578,7 @@ def table(grades: list[Grade], lectures: list[str]) -> str:
     return "\n".join(lines)
 
 
-if __name__ == "__main__":  # python -m autograder.grade SUBMISSIONS [--course DIR] ...
+if __name__ == "__main__":  # python -m autograder.grading.grade SUBMISSIONS [--course DIR] ...
     from autograder.cli import main
 
     sys.exit(main(["grade", *sys.argv[1:]]))
