@@ -10,6 +10,7 @@ import contextlib
 import copy
 import itertools
 import os
+import sys
 import tempfile
 from collections.abc import Iterable, Iterator
 from pathlib import Path
@@ -143,3 +144,33 @@ def scratch_dir(files: dict[str, str] | None = None) -> Iterator[Path]:
             yield Path(tmp)
         finally:
             os.chdir(home)
+
+
+@contextlib.contextmanager
+def no_stderr() -> Iterator[None]:
+    """What the code under test writes to stderr (print(..., file=sys.stderr), logging, warnings)
+    is shown as ordinary output for the length of the block.
+
+    nbgrader scores a graded cell that writes to stderr 0, so every graded cell runs your code
+    inside this: a progress line or a warning of yours costs nothing, and you still see it.
+    """
+    with contextlib.redirect_stderr(sys.stdout):
+        yield
+
+
+@contextlib.contextmanager
+def stand_in(function, double):
+    """For the length of the block, `function` runs `double`'s body, however the student's code
+    reaches it (`from nano.tools import run_tool` at the top, inside a function, or
+    `nano.tools.run_tool`): the function object itself is changed, not one module's name for it.
+
+    The double runs with `function`'s globals, so it reaches its own state through its default
+    arguments (e.g. `def double(name, input, calls=calls)`); `calls` is then shared.
+    """
+    saved = function.__code__, function.__defaults__, function.__kwdefaults__
+    function.__code__ = double.__code__
+    function.__defaults__, function.__kwdefaults__ = double.__defaults__, double.__kwdefaults__
+    try:
+        yield
+    finally:
+        function.__code__, function.__defaults__, function.__kwdefaults__ = saved

@@ -39,7 +39,10 @@ def build(source: Path) -> nbformat.NotebookNode:
     """The notebook for one MyST source: no outputs, kernelspec set, nbgrader metadata complete."""
     import jupytext
 
+    from autograder.check import behaviour
+
     nb = jupytext.read(source)
+    behaviours = behaviour.lecture(source.name[:2])
     nb.metadata = {"kernelspec": dict(KERNELSPEC),
                    "language_info": {"name": "python", "pygments_lexer": "ipython3"}}
     seen: set[str] = set()
@@ -51,12 +54,28 @@ def build(source: Path) -> nbformat.NotebookNode:
                 raise ValueError(f"{source.name}: grade_id {grade_id!r} is used twice")
             seen.add(grade_id)
             cell["id"] = grade_id.replace("_", "-")
+            if behaviours is not None and cell.metadata["nbgrader"]["grade"]:
+                cell.source = with_hidden_tests(cell.source, grade_id, source)
         else:
             cell["id"] = f"cell-{index:03d}"
         if cell.cell_type == "code":
             cell.outputs, cell.execution_count = [], None
     nbformat.validate(nb)
     return nb
+
+
+HIDDEN = ("### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
+
+
+def with_hidden_tests(visible: str, grade_id: str, source: Path) -> str:
+    """A graded cell's source: what the author wrote, then its behaviours (autograder/check/
+    behaviours/lNN.py) as nbgrader's hidden tests, which the release strips."""
+    from autograder.check import behaviour
+
+    if HIDDEN[0] in visible:
+        raise ValueError(f"{source.name}: {grade_id} has hidden tests of its own; its behaviours belong in "
+                         f"autograder/check/behaviours/l{source.name[:2]}.py")
+    return "\n".join([visible.rstrip(), HIDDEN[0], behaviour.notebook_code(grade_id).rstrip(), HIDDEN[1]])
 
 
 def render(nb: nbformat.NotebookNode) -> str:

@@ -42,9 +42,8 @@ class Scenario:
     answers: tuple[str, ...] = ()   # grade_ids of the answer cells whose source is exec'd first
 
 
-TIMEOUT = 20       # seconds one scenario may run before it is stopped (not confirmed)
-BUDGET = 600       # seconds one submission's whole check may take; scenarios not run by then fail
-STARTUP = 60       # seconds a fresh runner process may take before its first scenario starts
+# Seconds one scenario, one submission's whole check, a fresh runner's start (autograder/limits.py).
+from autograder.limits import CHECK_BUDGET as BUDGET, CHECK_STARTUP as STARTUP, SCENARIO_TIMEOUT as TIMEOUT  # noqa: E402
 
 # The runner, run as `python -I -c RUNNER` in the workspace copy. It imports nothing from
 # autograder: it reads {"seed", "timeout", "answers": {grade_id: source}, "scenarios": [{"code",
@@ -430,7 +429,7 @@ def zero_unconfirmed(gradebook: Path, student: str, confirmed: Mapping[str, bool
     return problem_lines(unconfirmed)
 
 
-REFERENCE_WAIT = 1800  # seconds a worker waits for the reference's observations (see grade.py)
+from autograder.limits import REFERENCE_WAIT  # noqa: E402 (seconds a worker waits for the reference)
 
 
 def wait_for_reference(path: Path, limit: float = REFERENCE_WAIT) -> dict:
