@@ -9,8 +9,10 @@ checks share with them (scratch_dir, scripted_model, stand_in, no_stderr) is in 
 which students have too, and the fake Messages API is nano/server.py.
 """
 
+import asyncio
 import json
 import math
+import threading
 from pathlib import Path
 
 
@@ -22,6 +24,26 @@ def attempt(call, *args, **kwargs) -> dict:
     except Exception as exc:
         return {"raised": [c.__name__ for c in type(exc).__mro__], "message": str(exc)}
     return {"value": result, "type": type(result).__name__}
+
+
+def attempt_async(function, *args, **kwargs) -> dict:
+    """attempt() for a coroutine function: `function(*args, **kwargs)` runs to its end on a fresh
+    event loop in a thread of its own (a notebook's kernel already runs a loop in this thread).
+    What escapes it, even a BaseException, is reported as "raised"."""
+    box = {}
+
+    def main():
+        try:
+            result = asyncio.run(function(*args, **kwargs))
+        except BaseException as exc:
+            box.update(raised=[c.__name__ for c in type(exc).__mro__], message=str(exc))
+        else:
+            box.update(value=result, type=type(result).__name__)
+
+    worker = threading.Thread(target=main, name="behaviour", daemon=True)
+    worker.start()
+    worker.join()
+    return box
 
 
 def read(path) -> str | None:
