@@ -11,7 +11,9 @@ down with a fork bomb, a memory bomb or a giant file.
 As root (CI, this machine) the wrapper also drops to a uid of the sandbox's own, since Linux
 does not enforce RLIMIT_NPROC for root: the folders the sandbox may write are handed over to
 that uid, and `settle` takes them back (and removes what the grader must not follow, such as
-symbolic links) once the sandboxed process has ended.
+symbolic links) once the sandboxed process has ended. Each grading process takes its sandbox
+uids from a block no other process on the machine holds (`uid_block`), since `settle` kills
+whatever runs as a uid it hands back.
 
 Also as root, a `Zygote` is one such sandbox made for all of a student's notebook kernels: its
 Python imports ipykernel and the SDK once, and forks each kernel, which then drops to the
@@ -19,6 +21,7 @@ sandbox's uid and limits as the wrapper does (inside.py is what runs first insid
 """
 
 import contextlib
+import fcntl
 import functools
 import itertools
 import json
@@ -65,6 +68,12 @@ PASSED_ON = ("NBGRADER_EXECUTION", "NBGRADER_VALIDATING", "NANO_HEADLESS", "NANO
 MISSING = ("bwrap (bubblewrap) is missing or does not work here, and student code must run in its "
            "sandbox: apt-get install bubblewrap, or pass --unsafe to grade unconfined")
 FIRST_UID = 2_000_000_000  # sandbox uids (as root): unused by any account, one per sandbox
+UIDS_PER_PROCESS = 64  # sandboxes alive at once in one grading process (threads may run several)
+BLOCKS = (2**32 - 2 - FIRST_UID) // UIDS_PER_PROCESS  # below 2**32 - 2: (uid_t) -2 and -1 are taken
+# BLOCK.lock here is held (fcntl.flock) by the process whose uids are that block. Only root
+# gives out sandbox uids, and /run is root's: one folder for every grading process of the
+# machine, whichever service, shell or Dask worker started it.
+UID_LOCKS = Path("/run/nano-course-uids")
 
 # Runs first inside every sandbox, as root: the limits, the uid, the folder (see inside.py).
 INSIDE = (Path(__file__).parent / "inside.py").read_text()
@@ -73,7 +82,8 @@ _owners: dict[Path, int] = {}  # folder handed over -> the sandbox uid that hold
 _reserved: set[int] = set()  # uids of live zygotes, whichever folders they hold now
 _serial = itertools.count()
 _choosing = threading.Lock()
-UIDS_PER_PROCESS = 64  # sandboxes alive at once in one grading process (threads may run several)
+_claiming = threading.Lock()
+_claimed: tuple[int, int] | None = None  # (the pid that claimed it, its block): a forked child claims anew
 
 
 def bwrap() -> str | None:
@@ -315,13 +325,59 @@ def settle(*folders: Path) -> None:
 
 def _free_uid() -> int:
     """A sandbox uid of this process's own block that no folder is handed over to."""
-    base = FIRST_UID + (os.getpid() % 2**21) * UIDS_PER_PROCESS
+    block = uid_block()
     busy = set(_owners.values()) | _reserved
     for _ in range(UIDS_PER_PROCESS):
-        uid = base + next(_serial) % UIDS_PER_PROCESS
+        uid = block[next(_serial) % UIDS_PER_PROCESS]
         if uid not in busy:
             return uid
     raise RuntimeError(f"more than {UIDS_PER_PROCESS} sandboxes at once in one process")
+
+
+def uid_block() -> range:
+    """This process's sandbox uids: a block that no other live process on this machine holds.
+
+    Claimed at first use, by taking the lock of the lowest block whose lock file in UID_LOCKS no
+    process holds (fcntl.flock, which the kernel drops when the process ends, however it ends),
+    and held for the process's life. A lock belongs to the open file, not to the pid: a process
+    forked after the claim shares its parent's lock, so it sees the pid change and claims a
+    block of its own (the parent's is held, so it gets another)."""
+    global _claimed
+    with _claiming:
+        if _claimed is None or _claimed[0] != os.getpid():
+            _claimed = (os.getpid(), _claim())
+    first = FIRST_UID + _claimed[1] * UIDS_PER_PROCESS
+    return range(first, first + UIDS_PER_PROCESS)
+
+
+def _claim() -> int:
+    """Lock the lowest free block; its file stays open (never closed: closing would unlock it)."""
+    folder = _lock_folder()
+    for block in range(BLOCKS):
+        fd = os.open(folder / f"{block}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            continue
+        return block
+    raise RuntimeError(f"all {BLOCKS} blocks of sandbox uids are held (their locks are in {folder})")
+
+
+def _lock_folder() -> Path:
+    """UID_LOCKS, or where /run cannot be written, a folder of this user's own in the temporary
+    folder; either must be this user's and writable by no one else (who could swap a lock file)."""
+    mine = Path(tempfile.gettempdir()) / f"nano-course-uids-{os.geteuid()}"
+    for folder in (UID_LOCKS, mine):
+        with contextlib.suppress(OSError):
+            folder.mkdir(mode=0o755, exist_ok=True)
+        with contextlib.suppress(OSError):
+            info = os.lstat(folder)
+            if (stat.S_ISDIR(info.st_mode) and info.st_uid == os.geteuid() and not info.st_mode & 0o022
+                    and os.access(folder, os.W_OK)):
+                return folder
+    raise RuntimeError(f"no folder to lock sandbox uids in: neither {UID_LOCKS} nor {mine} can be made "
+                       f"writable by this user alone")
 
 
 def _hand_over(folder: Path, uid: int) -> None:

@@ -10,9 +10,11 @@ refusing to grade without a working bwrap unless told `--unsafe`.
 Needs bubblewrap (apt-get install bubblewrap): skipped without it, failed under CI (CI=true).
 """
 
+import contextlib
 import csv
 import hashlib
 import json
+import multiprocessing
 import os
 import shutil
 import socket
@@ -28,6 +30,7 @@ import pytest
 from autograder import cli
 from autograder.authoring import notebooks, release
 from autograder.grading import autograde, grade, gradebook, intake
+from autograder.grading.records import REPAIRED, Job, problem
 from autograder.sandbox import bwrap
 
 ROOT = release.ROOT
@@ -393,16 +396,16 @@ def test_a_forked_kernel_looks_to_a_notebook_like_one_started_on_its_own(as_root
         nb = new_notebook(cells=[new_code_cell(KERNEL_STATE)])
         nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
         nbformat.write(nb, work / "01.ipynb")
-        manager.runtime = Path(tempfile.mkdtemp(prefix="nano-ipc-"))
-        manager.stderr_path, manager.notebooks, manager.use_zygote = os.devnull, ["01.ipynb"], forked_
+        settings = autograde.KernelSettings(runtime=Path(tempfile.mkdtemp(prefix="nano-ipc-")),
+                                            notebooks=("01.ipynb",))
+        settings.zygotes.usable = forked_
         try:
-            out = execute(timeout=60).preprocess(nb, {"metadata": {"path": str(work)}})[0]
-            assert (manager.zygote is not None) == forked_
+            out = execute(timeout=60, settings=settings).preprocess(nb, {"metadata": {"path": str(work)}})[0]
+            assert (settings.zygotes.zygote is not None) == forked_
         finally:
-            manager.close_zygote()
-            bwrap.settle(manager.runtime)
-            shutil.rmtree(manager.runtime)
-            manager.runtime = None
+            settings.zygotes.close()
+            bwrap.settle(settings.runtime)
+            shutil.rmtree(settings.runtime)
         state = json.loads(out.cells[0].outputs[0]["text"])
         seen[forked_] = {**state, "cwd": Path(state["cwd"]).relative_to(work.parent.parent).parts[1:],
                          "path": [p for p in state["path"] if not p.startswith(str(tmp_path))],
@@ -410,6 +413,102 @@ def test_a_forked_kernel_looks_to_a_notebook_like_one_started_on_its_own(as_root
     assert seen[True] == seen[False]
     assert not seen[True]["uid_is_root"] and seen[True]["caps"] == ["0000000000000000"] * 3
 
+
+# ---------------------------------------------------------------------------------------------
+# Sandbox uids: each grading process has a block of its own, whatever its pid
+
+def hold_a_sandbox(pid: int, work: str, orders) -> None:
+    """A grading process whose os.getpid() says `pid`: it starts a sandboxed `sleep`, sends back
+    the sleep's uid and its own block of uids, then on "settle" settles its folder, as grading
+    does after each kernel, and on "end" ends. Run in a process of its own (multiprocessing's
+    spawn, as a Dask nanny starts its workers)."""
+    real, os.getpid = os.getpid, lambda: pid
+    workdir = Path(work)
+    workdir.mkdir()
+    sleeper = None
+    try:
+        sleeper = subprocess.Popen(bwrap.wrap(["sleep", "600"], workdir=workdir))
+        uid = bwrap._owners[workdir.resolve()]
+        for _ in range(600):
+            if sandbox_processes(uid):
+                break
+            time.sleep(0.05)
+        orders.send((uid, list(bwrap.uid_block())))
+        while (order := orders.recv()) != "end":
+            if order == "settle":
+                bwrap.settle(workdir)
+                orders.send("settled")
+    finally:
+        if sleeper is not None:
+            sleeper.kill()
+            sleeper.wait()
+        bwrap.settle(workdir)
+        os.getpid = real
+
+
+def test_grading_processes_whose_pids_share_the_low_21_bits_keep_their_sandboxes_apart(as_root, tmp_path):
+    """Do two grading processes whose pids differ by 2**21 (Linux allows pids up to 4,194,304)
+    get disjoint uid blocks, so that `settle` in one leaves the other's sandbox running?"""
+    spawn = multiprocessing.get_context("spawn")
+    holders = []
+    try:
+        for n, pid in enumerate((4321, 4321 + 2**21)):
+            ours, theirs = spawn.Pipe()
+            process = spawn.Process(target=hold_a_sandbox, args=(pid, str(tmp_path / f"work-{n}"), theirs))
+            process.start()
+            holders.append((process, ours))
+        held = []
+        for process, orders in holders:
+            assert orders.poll(120), "a grading process did not start its sandbox"
+            held.append(orders.recv())
+        (uid_a, block_a), (uid_b, block_b) = held
+        assert uid_a in block_a and uid_b in block_b and len(block_a) == len(block_b) == bwrap.UIDS_PER_PROCESS
+        assert set(block_a).isdisjoint(block_b), "two grading processes share sandbox uids"
+        assert sandbox_processes(uid_a) and sandbox_processes(uid_b), "both sleeps run sandboxed"
+
+        holders[0][1].send("settle")
+        assert holders[0][1].poll(60) and holders[0][1].recv() == "settled"
+        assert sandbox_processes(uid_a) == [], "settle stops what its own sandbox left running"
+        assert sandbox_processes(uid_b), "settle in one grading process killed the other's sandbox"
+    finally:
+        for process, orders in holders:
+            with contextlib.suppress(OSError):
+                orders.send("end")
+            process.join(timeout=30)
+            if process.is_alive():
+                process.kill()
+                process.join()
+    assert [p.exitcode for p, _ in holders] == [0, 0]
+
+
+def test_a_forked_child_claims_a_block_of_its_own(as_root):
+    """Does a process forked after its parent claimed a block (the lock file is shared with the
+    parent across a fork) get a different block, while the parent keeps its own?"""
+    parent = bwrap.uid_block()
+    ours, theirs = multiprocessing.get_context("fork").Pipe()
+    child = os.fork()
+    if child == 0:
+        try:
+            theirs.send(list(bwrap.uid_block()))
+        finally:
+            os._exit(0)
+    os.waitpid(child, 0)
+    assert ours.poll(30)
+    assert set(ours.recv()).isdisjoint(parent) and bwrap.uid_block() == parent
+
+
+
+def test_uid_locks_fall_back_to_a_folder_of_the_users_own_and_refuse_one_others_can_write(tmp_path, monkeypatch):
+    """Where /run cannot be written, are the locks kept in a folder of the user's own under the
+    temporary folder, and is a folder that someone else could write (and swap a lock in) refused?"""
+    (tmp_path / "not-a-folder").write_text("")
+    monkeypatch.setattr(bwrap, "UID_LOCKS", tmp_path / "not-a-folder" / "uids")
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    mine = tmp_path / f"nano-course-uids-{os.geteuid()}"
+    assert bwrap._lock_folder() == mine and not mine.stat().st_mode & 0o022
+    mine.chmod(0o777)
+    with pytest.raises(RuntimeError, match="no folder to lock sandbox uids in"):
+        bwrap._lock_folder()
 
 # ---------------------------------------------------------------------------------------------
 # A hostile class on the mini course. Each attack is Python run when the kernel imports the
@@ -620,15 +719,16 @@ def test_a_notebook_past_its_time_limit_scores_0_from_there_on(needs_bwrap, mini
     (course / grade.SCRATCH).mkdir(exist_ok=True)
     gradebook.private_copy(gradebook.url(course), course / grade.SCRATCH / grade.TEMPLATE)
     found += grade._prepare(course, "slow")
-    job = {"course": str(course), "private": str(course / grade.SCRATCH / "slow"), "student": "slow",
-           "timeout": 60, "problems": found, "notebook_limit": 20}  # a cell could run 60 s, the notebook 20
+    job = Job(course, course / grade.SCRATCH / "slow", "slow", tuple(problem(p, REPAIRED) if isinstance(p, str) else p
+                                                                    for p in found),
+              timeout=60, notebook_limit=20)  # a cell could run 60 s, the notebook 20
     [(_, outcome)] = list(autograde.run([("slow", job)], 1, course / "logs"))
     result = grade._finish(course, "slow", outcome, grade.lectures_of(course))
     points = {c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]["points"]
               for c in notebooks.load(course / "release" / "nano" / "01-mini.ipynb").cells
               if c.metadata.get("nbgrader", {}).get("points")}
     assert result.scores == {"01": points["mini_entries"]}, "the cells before the limit count"
-    assert result.problems == ("01: the notebook ran past its 20 s limit: mini_warmup, mini_read_file "
+    assert tuple(map(str, result.problems)) == ("01: the notebook ran past its 20 s limit: mini_warmup, mini_read_file "
                                "interrupted or not run (scores 0)",)
 
 
