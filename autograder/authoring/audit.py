@@ -1,14 +1,101 @@
 """`nano-course check NN`: does lecture NN's notebook grade what it should?
 
-Runs the instructor's notebook against the reference (every cell must run clean) and the
-released notebook in a fresh student workspace (every graded test cell must fail on the stubs,
-or it would give points for nothing), and prints one row per graded cell.
+Runs the instructor's notebook against the reference with `pytest --nbval-lax` (every cell must
+run clean) and the released notebook in a fresh student workspace (every graded test cell must
+fail on the stubs, or it would give points for nothing), and prints one row per graded cell.
+
+nbval does not look at stderr, and nbgrader scores a graded cell that writes there 0, so this
+module is also the small pytest plugin (`-p autograder.authoring.audit`) that fails such a cell
+and writes one `CellRun` per code cell for `check_lecture` to read.
 """
 
+import json
+import os
+import subprocess
+import sys
 import tempfile
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
+import nbformat
+import pytest
+
 from autograder.authoring import notebooks, release
+
+CELL_TIMEOUT = 120  # seconds a cell of the instructor's notebook may take against the reference
+REPORT_OPTION = "--nano-cell-report"
+
+
+@dataclass(frozen=True)
+class CellRun:
+    """One code cell of a notebook as nbval ran it: None if it ran clean, else the error's one line."""
+    cell_id: str
+    problem: str | None
+
+
+def run_clean(nb: nbformat.NotebookNode, folder: Path, timeout: int = CELL_TIMEOUT) -> dict[str, str | None]:
+    """Run `nb` from `folder` with `pytest --nbval-lax`, headless; cell id -> None or its problem.
+
+    The notebook is written next to the lectures (a hidden file, removed afterwards) because its
+    setup cell finds the workspace root from where it runs.
+    """
+    import nbval  # noqa: F401  (the plugin the pytest below loads; named here if it is missing)
+
+    with tempfile.TemporaryDirectory(prefix="nano-nbval-") as tmp:
+        report = Path(tmp, "cells.jsonl")
+        handle, name = tempfile.mkstemp(prefix=".nbval-", suffix=".ipynb", dir=folder)
+        path = Path(name)
+        try:
+            with os.fdopen(handle, "w", encoding="utf-8") as out:
+                out.write(notebooks.render(nb))
+            done = subprocess.run(
+                [sys.executable, "-m", "pytest", path.name, "-q", "-p", "no:cacheprovider", "-p", __name__,
+                 "--nbval-lax", "--nbval-current-env", f"--nbval-cell-timeout={timeout}",
+                 f"{REPORT_OPTION}={report}"],
+                cwd=folder, env={**os.environ, "NANO_HEADLESS": "1"}, capture_output=True, text=True)
+        finally:
+            path.unlink(missing_ok=True)
+        runs = [CellRun(**json.loads(line)) for line in report.read_text().splitlines()] \
+            if report.exists() else []
+    if done.returncode not in (pytest.ExitCode.OK, pytest.ExitCode.TESTS_FAILED) or not runs:
+        said = (done.stdout + done.stderr).strip().splitlines() or ["no output"]
+        raise RuntimeError(f"pytest --nbval-lax could not run the notebook (exit {done.returncode}): {said[-1]}")
+    found = {run.cell_id: run.problem for run in runs}
+    return {c.get("id"): found.get(c.get("id"), "not run by nbval")
+            for c in nb.cells if c.cell_type == "code"}
+
+
+def pytest_addoption(parser):
+    parser.addoption(REPORT_OPTION, help="file to append one JSON CellRun per notebook code cell to")
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Record each cell nbval ran; fail a graded cell that wrote to stderr, as nbgrader would."""
+    report = (yield).get_result()
+    path = item.config.getoption("nano_cell_report")
+    if not path or not hasattr(item, "cell") or call.when not in ("setup", "call"):
+        return
+    if call.when == "setup" and not call.excinfo:
+        return
+    problem = cell_problem(item, call)
+    if problem and report.passed:
+        report.outcome, report.longrepr = "failed", problem
+    with open(path, "a", encoding="utf-8") as out:
+        out.write(json.dumps(asdict(CellRun(item.cell.get("id", item.name), problem))) + "\n")
+
+
+def cell_problem(item, call) -> str | None:
+    outputs = getattr(item, "test_outputs", None) or []
+    errors = [o for o in outputs if o.get("output_type") == "error"]
+    if call.excinfo:
+        if errors and not item.parent.timed_out:
+            return f"{errors[0]['ename']}: {errors[0]['evalue']}"[:200]
+        return str(call.excinfo.value).splitlines()[0][:200]
+    stderr = "".join(o.get("text", "") for o in outputs if o.get("output_type") == "stream" and o.get("name") == "stderr")
+    if stderr and item.cell.metadata.get("nbgrader", {}).get("grade"):
+        return "wrote to stderr (nbgrader scores such a cell 0): " + stderr[:150].replace("\n", " ")
+    return None
 
 
 def check_lecture(number: str, root: Path = release.ROOT, echo=print) -> bool:
@@ -20,8 +107,8 @@ def check_lecture(number: str, root: Path = release.ROOT, echo=print) -> bool:
     if f"{source_path.stem}.ipynb" in stale:
         echo(f"note: lectures/{source_path.stem}.ipynb is out of date; run nano-course notebooks")
     nb = notebooks.build(source_path)
-    echo(f"running {source_path.name} against the reference ...")
-    reference_run = notebooks.execute(nb, root / "lectures")
+    echo(f"running {source_path.name} against the reference (pytest --nbval-lax) ...")
+    reference_run = run_clean(nb, root / "lectures")
     with tempfile.TemporaryDirectory(prefix="nano-check-") as tmp:
         lectures = Path(tmp, "lectures")
         lectures.mkdir()
@@ -33,17 +120,19 @@ def check_lecture(number: str, root: Path = release.ROOT, echo=print) -> bool:
         stub_run = notebooks.execute(student_nb, workspace)
 
     good = True
-    for index, problem in enumerate(reference_run):
+    for index, cell in enumerate(nb.cells):
+        problem = reference_run.get(cell.get("id"))
         if problem:
             good = False
-            echo(f"  FAIL  reference: cell {index} ({nb.cells[index].get('id')}): {problem}")
+            echo(f"  FAIL  reference: cell {index} ({cell.get('id')}): {problem}")
     by_id = {c.get("id"): r for c, r in zip(student_nb.cells, stub_run)}
     total = 0.0
     echo(f"  {'graded cell':44} {'points':>6}  reference  stubs")
-    for cell, problem in zip(nb.cells, reference_run):
+    for cell in nb.cells:
         meta = cell.metadata.get("nbgrader", {})
         if not meta.get("grade"):
             continue
+        problem = reference_run.get(cell.get("id"))
         total += meta["points"]
         on_stubs = by_id.get(cell.get("id"), "missing from the release")
         passes_stubs = on_stubs is None

@@ -3,6 +3,8 @@ and every numbered section runs after a kernel restart with only the setup cells
 
 import asyncio
 import re
+import shutil
+from pathlib import Path
 
 import pytest
 
@@ -45,10 +47,60 @@ def test_builder_completes_short_nbgrader_metadata_and_rejects_bad_forms():
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("number", sorted(POINTS))
+@pytest.mark.parametrize("number", [n for n in sorted(POINTS) if n != "02"])  # 02: the test below
 def test_lecture_runs_clean_on_the_reference_and_grades_nothing_on_the_stubs(number):
     lines = []
     assert check_lecture(number, echo=lines.append), "\n".join(lines)
+
+
+@pytest.mark.slow
+def test_lecture_check_passes_for_02_under_nbval():
+    """Does `nano-course check 02` run the instructor's notebook with nbval, every graded cell
+    clean on the reference and failing on the stubs?"""
+    lines = []
+    assert check_lecture("02", echo=lines.append), "\n".join(lines)
+    assert "(pytest --nbval-lax)" in lines[0]
+    rows = [line.split() for line in lines if line.strip().startswith("l02_")]
+    assert len(rows) == 12 and all(row[2:] == ["ok", "fails", "(good)"] for row in rows), lines
+
+
+def copy_of_the_course_sources(dest: Path) -> Path:
+    """What `check_lecture` reads from a repository: the lectures, nano/, fixtures, the visible
+    checks and ok."""
+    skip = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", "submissions")
+    for folder in ("lectures", "nano", "fixtures"):
+        shutil.copytree(notebooks.ROOT / folder, dest / folder, ignore=skip)
+    (dest / "tests").mkdir()
+    for test in [notebooks.ROOT / "tests" / "conftest.py", *(notebooks.ROOT / "tests").glob("test_0[0-6]_*.py")]:
+        shutil.copy2(test, dest / "tests" / test.name)
+    for name in ("ok", "pyproject.toml"):
+        shutil.copy2(notebooks.ROOT / name, dest / name)
+    return dest
+
+
+@pytest.mark.slow
+def test_lecture_check_names_the_cell_a_broken_reference_fails(tmp_path):
+    """When the reference solution is wrong, does the check fail naming the graded cell and the
+    error, and count a graded cell that writes to stderr as failing (nbgrader scores it 0)?"""
+    root = copy_of_the_course_sources(tmp_path / "repo")
+    tools = root / "nano" / "tools.py"
+    source = tools.read_text()
+    broken = (source.replace("import os\n", "import os\nimport sys\n", 1)
+              .replace("for entry in folder.iterdir())", "for entry in folder.iterdir())[::-1]", 1)
+              .replace("    return clip(file.read_text(",
+                       "    print('reading', path, file=sys.stderr)\n    return clip(file.read_text(", 1))
+    assert broken.count("\n") == source.count("\n") + 2 and "[::-1]" in broken
+    tools.write_text(broken)
+    lines = []
+    assert not check_lecture("02", root=root, echo=lines.append)
+    said = "\n".join(lines)
+    assert re.search(r"FAIL  reference: cell \d+ \(l02-list-files-sorted-names\): AssertionError", said), said
+    assert re.search(r"FAIL  reference: cell \d+ \(l02-read-file-returns-text\): wrote to stderr "
+                     r"\(nbgrader scores such a cell 0\): reading", said), said
+    rows = {line.split()[0]: line.split()[2] for line in lines if line.strip().startswith("l02_")}
+    assert rows["l02_list_files_sorted_names"] == rows["l02_read_file_returns_text"] == "FAILS"
+    assert rows["l02_run_tool_dispatches"] == "ok"
+    assert said.endswith("lecture 02: problems above")
 
 
 def source(number: str):
