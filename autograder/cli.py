@@ -10,7 +10,7 @@ from pathlib import Path
 
 DEFAULT_COURSE = Path("build/course")
 # Imported by some commands, installed only with the extra: pip install -e ".[instructor]".
-INSTRUCTOR_MODULES = {"dask", "distributed", "psycopg", "matplotlib", "jupytext"}
+INSTRUCTOR_MODULES = {"dask", "distributed", "psycopg", "matplotlib", "jupytext", "nbval"}
 
 
 def main(argv: list[str] | None = None) -> int:
