@@ -54,7 +54,7 @@ def build(source: Path) -> nbformat.NotebookNode:
                 raise ValueError(f"{source.name}: grade_id {grade_id!r} is used twice")
             seen.add(grade_id)
             cell["id"] = grade_id.replace("_", "-")
-            if behaviours is not None and cell.metadata["nbgrader"]["grade"]:
+            if behaviours and any(b.grade_id == grade_id for b in behaviours):
                 cell.source = with_hidden_tests(cell.source, grade_id, source)
         else:
             cell["id"] = f"cell-{index:03d}"

@@ -20,7 +20,8 @@ import os
 import signal
 import sys
 
-from kit import plain
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # `python -I` leaves it out
+from kit import plain  # noqa: E402
 
 
 class ItemTimeout(BaseException):
