@@ -132,7 +132,7 @@ def standalone(*functions: Callable, names: dict[str, str] | None = None) -> str
             [m.__code__ for m in vars(obj).values() if inspect.isfunction(m)]
         home = inspect.getmodule(obj)
         for name in sorted(set().union(*map(_global_names, codes))):
-            if name not in vars(home) or (hasattr(builtins, name) and vars(home)[name] is getattr(builtins, name)):
+            if name.startswith("__") or name not in vars(home) or (hasattr(builtins, name) and vars(home)[name] is getattr(builtins, name)):
                 continue
             value = vars(home)[name]
             if name in definitions or name in imports or name in constants:

@@ -1,6 +1,6 @@
 """The independent check: each cell nbgrader passed is confirmed in a process of its own.
 
-Fast tests run the verifier alone (no nbgrader): every graded cell has a scenario, the reference
+Fast tests run the check alone (no nbgrader): every graded cell has a behaviour, the reference
 is confirmed everywhere with several SEEDs, the stubs nowhere, each mutant of the catalogue only
 in its own lecture, and correct alternative implementations everywhere. The slow test reads
 how real nbgrader graded hostile submissions between honest ones, in the class the slow grading
@@ -15,7 +15,8 @@ import pytest
 from autograder.authoring import notebooks, release
 from autograder.check import independent
 from autograder.grading import grade
-from autograder.check.scenarios import HELPERS
+from autograder.check import behaviour
+from tests.project import observers
 from autograder.authoring.mutants import MORE_MUTANTS, MUTANTS, apply
 from tests.project.one_class import ATTACKS, replace_solution
 
@@ -52,54 +53,62 @@ def reference(course):
 # Coverage and the runner
 
 @pytest.mark.parametrize("number", LECTURES)
-def test_every_graded_cell_of_the_lecture_has_a_scenario(number):
-    scenarios = independent.lecture_scenarios(number)
-    named = {s.grade_id for s in scenarios}
-    assert graded_cells(number) - named == set(), f"cells of {number} without a scenario"
-    assert named - graded_cells(number) == set(), f"scenarios of {number} for cells that do not exist"
-    for scenario in scenarios:
-        compile(scenario.code, scenario.grade_id, "exec")
+def test_every_graded_cell_of_the_lecture_has_a_behaviour(number):
+    behaviours = behaviour.lecture(number)
+    assert behaviours, f"lecture {number} has no autograder/check/behaviours/l{number}.py"
+    named = {b.grade_id for b in behaviours}
+    assert graded_cells(number) - named == set(), f"cells of {number} without a behaviour"
+    assert named - graded_cells(number) == set(), f"behaviours of {number} for cells that do not exist"
+    for b in behaviours:
+        compile(behaviour.observe_code(b), b.grade_id, "exec")
+        compile(behaviour.notebook_code(b.grade_id), b.grade_id, "exec")
+
+
+def item(key, observe, inputs=None, answers=(), timeout=None):
+    return {"key": key, "code": behaviour.standalone(observe, names={observe.__name__: "observe"}),
+            "inputs": inputs or {}, "answers": list(answers), "timeout": timeout}
 
 
 def test_the_runner_survives_what_student_code_does_to_its_process(tmp_path):
     workspace = tmp_path / "ws"
     (workspace / "nano").mkdir(parents=True)
     (workspace / "nano" / "__init__.py").write_text("")
-    (workspace / "nano" / "m.py").write_text("def twice(x):\n    print('noise')\n    return 2 * x\n")
-    scenarios = [
-        independent.Scenario("a", HELPERS + "from nano.m import twice\nobserve(got=twice(rng.randrange(9)))"),
-        independent.Scenario("b", "raise KeyError('boom')"),
-        independent.Scenario("c", "observe(q=answers.get('q'), odd=type('Odd', (str,), {})('x'), obj=object())",
-                        answers=("ans1",)),
-        independent.Scenario("d", "import os; os._exit(3)"),
-        independent.Scenario("e", "import signal; signal.signal(signal.SIGALRM, signal.SIG_IGN)\nwhile True: pass"),
-        independent.Scenario("e", "observe(after=1, seed=SEED, scratch=str(scratch))"),
-        independent.Scenario("f", "import sys; sys.exit(0)"),
+    (workspace / "nano" / "m.py").write_text(
+        "import sys\ndef twice(x):\n    print('noise')\n    print('more', file=sys.stderr)\n    return 2 * x\n")
+    items = [
+        item("a", observers.observe_twice, {"n": 4}),
+        item("b", observers.observe_raises),
+        item("c", observers.observe_odd_values, answers=("ans1",)),
+        item("d", observers.observe_exits_hard),
+        item("e", observers.observe_ignores_the_alarm),
+        item("e#2", observers.observe_after),
+        item("f", observers.observe_exits),
     ]
-    got = independent.observe_all(workspace, scenarios, 7, {"ans0": "q = 1", "ans1": "q = 5\n1 / 0"}, timeout=2)
+    got = independent.observe_items(workspace, items, {"ans0": "q = 1", "ans1": "q = 5\n1 / 0"}, timeout=2)
     assert list(got) == ["a", "b", "c", "d", "e", "e#2", "f"]
-    import random
-    assert got["a"] == {"got": 2 * random.Random(7).randrange(9)}
-    assert got["b"] == {"raised": "KeyError", "message": "'boom'"}
+    assert got["a"] == {"got": 8}
+    assert got["b"] == {"escaped": "KeyError", "message": "'boom'"}
     assert got["c"] == {"q": 5, "odd": "x", "obj": {"__unplain__": "builtins.object"}}
     assert got["d"] is None and got["e"] is None
-    assert got["e#2"]["after"] == 1 and got["e#2"]["seed"] == 7 and Path(got["e#2"]["scratch"]).name == "s5"
-    assert got["f"] == {"raised": "SystemExit", "message": "0"}
-    assert (workspace / "nano" / "m.py").is_file() and not list(workspace.glob("s*"))
+    assert got["e#2"]["after"] == 1 and Path(got["e#2"]["cwd"]).name == "work"
+    assert got["f"] == {"escaped": "SystemExit", "message": "0"}
+    assert (workspace / "nano" / "m.py").is_file()
 
 
-def test_a_judge_that_raises_or_a_missing_observation_is_not_confirmed():
-    boom = independent.Scenario("x", "", judge=lambda got, ref: got["nothing"])
-    twice = [independent.Scenario("y", ""), independent.Scenario("y", "")]
-    assert independent.judge_all([boom], {"x": {}}, {"x": {}}) == {"x": False}
-    assert independent.judge_all(twice, {"y": {"v": 1}, "y#2": {"v": 2}}, {"y": {"v": 1}, "y#2": {"v": 2}}) == {"y": True}
-    assert independent.judge_all(twice, {"y": {"v": 1}, "y#2": None}, {"y": {"v": 1}, "y#2": {"v": 2}}) == {"y": False}
+def test_a_judge_that_raises_is_the_graders_error_and_a_missing_observation_is_not_confirmed():
+    def judge_boom(inputs, seen):
+        yield seen["nothing"]
 
+    def judge_v(inputs, seen):
+        if seen.get("v") != 1:
+            yield "v must be 1"
 
-def test_problem_lines_name_the_cells_and_feedback_reads_them_back():
-    lines = independent.problem_lines({"05": ["l05_turn_limit"], "02": ["l02_a", "l02_b"]})
-    assert lines == [f"02: l02_a, l02_b: {independent.UNCONFIRMED}", f"05: l05_turn_limit: {independent.UNCONFIRMED}"]
-    assert independent.unconfirmed_in(lines + ["03: something else"]) == {"l02_a", "l02_b", "l05_turn_limit"}
+    boom = behaviour.Behaviour("x", observers.observe_after, judge_boom)
+    twice = [behaviour.Behaviour("y", observers.observe_after, judge_v)] * 2
+    [verdict] = independent.judge_behaviours([boom], 1, {"x": {}}).values()
+    assert isinstance(verdict, str) and "KeyError" in verdict
+    assert independent.judge_behaviours(twice, 1, {"y": {"v": 1}, "y#2": {"v": 2}}) == {"y": True, "y#2": False}
+    assert independent.judge_behaviours(twice, 1, {"y": {"v": 1}, "y#2": None}) == {"y": True, "y#2": False}
 
 
 # ---------------------------------------------------------------------------------------------
@@ -111,7 +120,7 @@ def test_the_reference_is_confirmed_on_every_cell(course, solved, seed):
     confirmed = check(course, solved, reference)
     everything = set().union(*(graded_cells(n) for n in LECTURES))
     assert refused(confirmed) == set()
-    assert set(confirmed) == everything & {s.grade_id for n in LECTURES for s in independent.lecture_scenarios(n)}
+    assert set(confirmed) == everything
 
 
 def test_the_stubs_are_confirmed_nowhere(course, fresh_workspace, reference):
