@@ -8,7 +8,7 @@ it. MUTANTS covers every mistake COURSE.md section 5 lists; MORE_MUTANTS adds ot
 """
 
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, Protocol
 
 from autograder.authoring import notebooks
 
@@ -164,7 +164,20 @@ MORE_MUTANTS = [
 ]
 
 
-def apply(workspace: Path, mutant: Mutant) -> None:
+class Edit(Protocol):
+    """One small edit of the reference: a Mutant here, or an Alternative (alternatives.py)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def file(self) -> str: ...
+    @property
+    def old(self) -> str: ...
+    @property
+    def new(self) -> str: ...
+
+
+def apply(workspace: Path, mutant: Edit) -> None:
     """Make `mutant`'s one edit in a solved workspace; fail if its old text is not there exactly once."""
     path = workspace / mutant.file
     if path.suffix == ".ipynb":

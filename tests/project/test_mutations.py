@@ -11,6 +11,12 @@ The mutants are graded in the class the slow grading tests share (one_class.py):
 least one for each mistake COURSE.md section 5 lists) by default, MORE_MUTANTS too when
 NANO_ALL_MUTANTS=1 is set (all 48 lost points in their own lecture only when this catalogue was
 written).
+
+The other half of fairness: the alternatives catalogue (autograder/authoring/alternatives.py),
+correct code written another way, graded in the same class as alt-<name>, must keep all 10 points
+in every lecture, with no problem noted. A contested one (a format the contract may fix) may
+instead fail ./ok, so that the student hears of it before grading; it may never pass ./ok and
+lose points. test_alternatives.py checks that each passes ./ok on its own.
 """
 
 import concurrent.futures
@@ -22,6 +28,7 @@ import pytest
 
 from autograder.authoring import release
 from autograder.grading import grade
+from autograder.authoring.alternatives import ALTERNATIVES
 from autograder.authoring.mutants import MORE_MUTANTS, MUTANTS, apply
 from tests.project import one_class
 
@@ -80,3 +87,29 @@ def test_each_named_mistake_costs_points_in_its_own_lecture_only(graded_class, c
     assert grades["reference"].scores == pytest.approx(full) and not grades["reference"].problem
     assert not wrong, "\n".join(wrong)
     assert caught_only_by_hidden, "no mutant passes ./ok: the hidden tests add nothing?"
+
+
+@pytest.mark.slow
+def test_each_alternative_keeps_all_10_points(graded_class, capsys):
+    grades, full = graded_class.grades, grade.max_points(graded_class.course)
+    contested = [a for a in ALTERNATIVES if a.contested]
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        passes_ok = dict(zip((a.name for a in contested), pool.map(
+            lambda a: visible_checks_pass(graded_class.hand_ins / f"alt-{a.name}", a.lecture), contested)))
+
+    lines, wrong = [f"{'alternative':44} lecture  ./ok    points lost"], []
+    for alternative in ALTERNATIVES:
+        got = grades[f"alt-{alternative.name}"]
+        lost = {k: round(full[k] - v, 3) for k, v in got.scores.items() if v < full[k] - 1e-9}
+        ok = {True: "passes", False: "fails", None: ""}[passes_ok.get(alternative.name)]
+        lines.append(f"{alternative.name:44} {alternative.lecture:7}  {ok:6}  "
+                     + (", ".join(f"{k}: -{v:g}" for k, v in lost.items()) or "nothing")
+                     + (f"  ({got.problem})" if got.problem else ""))
+        if (lost or got.problem) and not (alternative.contested and not passes_ok[alternative.name]):
+            wrong.append(f"{alternative.name} ({alternative.lecture}; {alternative.why}) lost "
+                         f"{lost or 'nothing'} {got.problem}")
+    with capsys.disabled():
+        print("\n" + "\n".join(lines))
+
+    assert not wrong, ("correct code lost points (a contested one only where ./ok passes on it):\n"
+                       + "\n".join(wrong))
