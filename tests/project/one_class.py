@@ -7,7 +7,8 @@ test_verify). Graded together, the workers stay busy, and the course copy, the r
 observations and the workers' start-up are paid once. Each test reads its own students' rows.
 
 The ids keep the groups apart: the samples as committed; each mutant as mutant-<name>, on a
-perfect hand-in; the attackers as m-<attack>, each on the honest partial hand-in
+perfect hand-in; each alternative (autograder/authoring/alternatives.py; test_mutations) as
+alt-<name>, on a perfect hand-in too; the attackers as m-<attack>, each on the honest partial hand-in
 (ab-honest-partial: lecture 02's read_file not written), graded between the perfect aa-honest and
 zz-honest. zz-honest is also the mutant test's reference.
 """
@@ -23,6 +24,7 @@ from pathlib import Path
 from autograder import cli
 from autograder.authoring import release
 from autograder.grading import grade
+from autograder.authoring.alternatives import ALTERNATIVES
 from autograder.authoring.mutants import MORE_MUTANTS, MUTANTS, Mutant, apply
 
 SAMPLES = release.ROOT / "fixtures" / "submissions"
@@ -194,7 +196,7 @@ def mutants() -> list[Mutant]:
 
 
 def write_class(release_dir: Path, subs: Path) -> None:
-    """The samples, the honest students, the attackers and the mutants, as hand-ins in `subs`."""
+    """The samples, the honest students, the attackers, the mutants and the alternatives, as hand-ins in `subs`."""
     shutil.copytree(SAMPLES, subs)
 
     def solved(name: str) -> Path:
@@ -213,6 +215,8 @@ def write_class(release_dir: Path, subs: Path) -> None:
         module.write_text(module.read_text(encoding="utf-8") + "\n" + code, encoding="utf-8")
     for mutant in mutants():
         apply(solved(f"mutant-{mutant.name}"), mutant)
+    for alternative in ALTERNATIVES:
+        apply(solved(f"alt-{alternative.name}"), alternative)
     solved("zz-honest")
 
 
