@@ -220,9 +220,9 @@ ALTERNATIVES = [
     try:
         with os.scandir(path or ".") as entries:
             names = sorted(entry.name + "/" if entry.is_dir() else entry.name for entry in entries)
-    except NotADirectoryError:
-        raise NotADirectoryError(f"{path} is not a directory; read_file reads files") from None
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
+        if os.path.exists(path):
+            raise NotADirectoryError(f"{path} is not a directory; read_file reads files") from None
         raise FileNotFoundError(f"list_files: {path} does not exist") from None
     return clip("\\n".join(names))
 ''', "asking forgiveness instead of permission raises the same two errors, each naming the path"),
