@@ -2,7 +2,7 @@
 
 Grading a hand-in with real nbgrader and the independent check costs seconds of CPU, and three
 tests need a class of them: the sample class (fixtures/submissions; test_grading), the mutant
-catalogue (autograder/authoring/mutants.py; test_mutations) and the attacks from the kernel (ATTACKS below;
+catalogue (autograder/authoring/mutants.py; test_mutations) and the attacks from the kernel (ATTACKS below, in payloads/;
 test_verify). Graded together, the workers stay busy, and the course copy, the reference's
 observations and the workers' start-up are paid once. Each test reads its own students' rows.
 
@@ -13,11 +13,13 @@ alt-<name>, on a perfect hand-in too; the attackers as m-<attack>, each on the h
 zz-honest. zz-honest is also the mutant test's reference.
 """
 
+import ast
 import contextlib
 import io
 import os
 import re
 import shutil
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -39,155 +41,43 @@ def replace_solution(source: str, function: str, body: str) -> str:
                                                       for line in body.strip("\n").splitlines()), source, 1)
 
 
-# The attacks from inside the kernel: each is appended to nano/tools.py, or to the file named.
-
-ATTACKS = {
-    # (a) a result equal to anything
-    "a-always-equal": '''
-class _Yes(str):
-    def __eq__(self, other):
-        return True
-
-    def __ne__(self, other):
-        return False
-
-    __hash__ = str.__hash__
-
-
-def read_file(path):
-    return _Yes("")
-''',
-    # (b) every failing test cell made silent
-    "b-custom-exc": '''
-try:
-    from IPython import get_ipython as _get_ipython
-
-    _shell = _get_ipython()
-    if _shell is not None:
-        _shell.set_custom_exc((AssertionError, Exception), lambda *args, **kwargs: None)
-        _shell._showtraceback = lambda *args, **kwargs: None  # no error output: nbgrader sees a pass
-except Exception:
-    pass
-''',
-    # (c) the test helpers, a builtin and asyncio.run patched at import
-    "c-patches": '''
-import asyncio as _asyncio
-import builtins as _builtins
-import contextlib as _contextlib
-
-import nano.testing as _testing
-
-_real_run, _real_scratch = _asyncio.run, _testing.scratch_dir
+def function_bodies(module: Path) -> dict[str, str]:
+    """Name -> body (docstring left out, dedented) of each top-level function of a payload module,
+    for `replace_solution`."""
+    text = module.read_text(encoding="utf-8")
+    lines = text.splitlines()
+    bodies = {}
+    for node in ast.parse(text).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body[1:] if ast.get_docstring(node) else node.body
+            first = body[0].lineno
+            while lines[first - 2].strip().startswith("#"):  # a comment opening the body is part of it
+                first -= 1
+            bodies[node.name] = textwrap.dedent("\n".join(lines[first - 1:body[-1].end_lineno])) + "\n"
+    return bodies
 
 
-def _run(main, **kwargs):
-    try:
-        return _real_run(main, **kwargs)
-    except BaseException:
-        return None
+# The attacks from inside the kernel, payloads/kernel_attack_*.py: each is appended to nano/tools.py,
+# or to the file named.
+PAYLOADS = Path(__file__).parent / "payloads"
 
 
-@_contextlib.contextmanager
-def _scratch(files=None):
-    with _real_scratch(files) as where:
-        try:
-            yield where
-        except Exception:
-            pass
+def payload(name: str) -> str:
+    return (PAYLOADS / name).read_text(encoding="utf-8")
 
 
-_asyncio.run, _testing.scratch_dir = _run, _scratch
-_builtins.AssertionError = type("AssertionError", (Warning,), {})
-''',
-    # (c) warmup's literal hidden from the hidden test's source check by a patched inspect
-    "c-getsource": ("nano/protocol.py", '''
-import inspect as _inspect
-
-_real_getsource = _inspect.getsource
-
-
-def _getsource(obj):
-    if getattr(obj, "__name__", "") == "warmup":
-        return "def warmup() -> int:\\n    return 61 * 1000 + 1\\n"
-    return _real_getsource(obj)
-
-
-_inspect.getsource = _getsource
-
-
-def warmup() -> int:
-    return 61001
-'''),
-    # (d) the expected values read from the caller's frame
-    "d-frame": '''
-import inspect as _inspect
-
-
-def read_file(path):
-    frame = _inspect.currentframe().f_back
-    while frame is not None:
-        names = frame.f_locals
-        if isinstance(names.get("cases"), dict) and path in names["cases"]:
-            return names["cases"][path]
-        if isinstance(names.get("content"), str):
-            return names["content"]
-        if isinstance(names.get("long_text"), str):
-            return clip(names["long_text"])
-        frame = frame.f_back
-    raise NotImplementedError("only what the caller's frame gives away")
-''',
-    # (d) the calling test cell's source, hidden tests and all, read back through linecache and
-    # raised encoded (base64, rot13, reversed in turn) for the feedback page to show
-    "d-frame-source": '''
-import base64 as _base64
-import codecs as _codecs
-import linecache as _linecache
-import sys as _sys
-
-_calls = []
-
-
-def _caller_source():
-    frame = _sys._getframe(2)
-    while frame is not None:
-        lines = _linecache.getlines(frame.f_code.co_filename)
-        if lines and "nano" not in frame.f_code.co_filename:
-            return "".join(lines)
-        frame = frame.f_back
-    return ""
-
-
-def read_file(path):
-    tail = _caller_source()[-400:]
-    _calls.append(path)
-    encode = [lambda s: _base64.b64encode(s.encode()).decode(), lambda s: _codecs.encode(s, "rot13"),
-              lambda s: s[::-1]][len(_calls) % 3]
-    raise FileNotFoundError(encode(tail))
-''',
-    # (e) leaving the process: the check's at once, the kernel's at import
-    "e-exit-outside-kernel": '''
-import os as _os
-import sys as _sys
-
-if "ipykernel" not in _sys.modules:
-    _os._exit(0)
-''',
-    "e-sys-exit": '''
-import sys as _sys
-
-_sys.exit(0)
-''',
-    # (f) a function that loops forever and ignores SIGINT
-    "f-endless": '''
-import signal as _signal
-
-
-def list_files(path="."):
-    _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
-    while True:
-        pass
-''',
-}
+ATTACKS = {name: payload(f"kernel_attack_{name.replace('-', '_')}.py") for name in (
+    "a-always-equal",         # (a) a result equal to anything
+    "b-custom-exc",           # (b) every failing test cell made silent
+    "c-patches",              # (c) the test helpers, a builtin and asyncio.run patched at import
+    "c-getsource",            # (c) warmup's literal hidden from the hidden test's source check
+    "d-frame",                # (d) the expected values read from the caller's frame
+    "d-frame-source",         # (d) the calling test cell's source raised, encoded, for the feedback page
+    "e-exit-outside-kernel",  # (e) leaving the process: the check's at once
+    "e-sys-exit",             # (e) and the kernel's at import
+    "f-endless",              # (f) a function that loops forever and ignores SIGINT
+)}
+ATTACKS["c-getsource"] = ("nano/protocol.py", ATTACKS["c-getsource"])  # where warmup lives
 
 
 def mutants() -> list[Mutant]:

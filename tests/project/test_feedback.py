@@ -85,16 +85,7 @@ def test_an_unanswered_question_says_so_even_from_an_old_notebook():
 # ---------------------------------------------------------------------------------------------
 # Only what the grader wrote; the student's own messages sanitised
 
-CELL = '''
-got = read_file("notes.txt")
-assert isinstance(got, str), f"read_file must return a str, not {type(got).__name__} (section 4)"
-### BEGIN HIDDEN TESTS
-assert got == "the secret expected text of notes", f"read_file must return the text exactly; got {got!r} (section 4)"
-if len(got) > 10:
-    raise AssertionError("read_file must clip " + "long files (section 3)")
-assert got
-### END HIDDEN TESTS
-'''
+CELL = (Path(__file__).parent / "payloads" / "hidden_test_cell.py").read_text()  # a graded cell's source
 
 
 def test_a_message_the_grader_wrote_is_shown_as_written():

@@ -137,13 +137,9 @@ def test_show_renders_cards_linked_by_id_and_escapes_text():
 
 
 def test_terminal_asker_reads_a_pipe_and_raises_eoferror_at_its_end():
-    code = ("import asyncio\nfrom nano.gate import TerminalAsker\n"
-            "async def go():\n    ask = TerminalAsker()\n"
-            "    print(repr(await ask.question('> ')))\n    print(repr(await ask.question('> ')))\n"
-            "    try:\n        await ask.question('> ')\n    except EOFError:\n        print('EOF')\n"
-            "asyncio.run(go())\n")
-    done = subprocess.run([sys.executable, "-c", code], input="fix it\n  y \n", text=True,
-                          capture_output=True, cwd=ROOT, timeout=30)
+    script = os.path.join(ROOT, "tests", "project", "payloads", "terminal_asker_to_eof.py")
+    done = subprocess.run([sys.executable, script], input="fix it\n  y \n", text=True, capture_output=True,
+                          cwd=ROOT, env={**os.environ, "PYTHONPATH": ROOT}, timeout=30)
     assert done.returncode == 0, done.stderr
     assert done.stdout == "> fix it\n'fix it'\n>   y \n'  y '\n> \nEOF\n", "piped lines are echoed"
 

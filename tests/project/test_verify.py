@@ -18,7 +18,7 @@ from autograder.grading import grade
 from autograder.check import behaviour
 from tests.project import observers
 from autograder.authoring.mutants import MORE_MUTANTS, MUTANTS, apply
-from tests.project.one_class import ATTACKS, replace_solution
+from tests.project.one_class import ATTACKS, PAYLOADS, function_bodies, replace_solution
 
 ROOT = release.ROOT
 LECTURES = ["01", "02", "03", "04", "05", "06"]
@@ -73,8 +73,7 @@ def test_the_runner_survives_what_student_code_does_to_its_process(tmp_path):
     workspace = tmp_path / "ws"
     (workspace / "nano").mkdir(parents=True)
     (workspace / "nano" / "__init__.py").write_text("")
-    (workspace / "nano" / "m.py").write_text(
-        "import sys\ndef twice(x):\n    print('noise')\n    print('more', file=sys.stderr)\n    return 2 * x\n")
+    (workspace / "nano" / "m.py").write_text((PAYLOADS / "noisy_module.py").read_text())
     items = [
         item("a", observers.observe_twice, {"n": 4}),
         item("b", observers.observe_raises),
@@ -152,82 +151,8 @@ def test_each_mutant_is_refused_in_its_own_lecture_only(course, solved, referenc
 # ---------------------------------------------------------------------------------------------
 # Correct alternatives are confirmed
 
-ALTERNATIVES = {
-    "nano/protocol.py": {"warmup": "value = 61\nvalue = value * 1000\nreturn value + 1"},
-    "nano/tools.py": {
-        "read_file": """
-import os
-if os.path.isdir(path):
-    raise IsADirectoryError(f"'{path}' is a folder")
-try:
-    with open(path, encoding="utf-8") as handle:
-        return clip(handle.read())
-except FileNotFoundError:
-    raise FileNotFoundError(f"cannot read {path}: it does not exist") from None
-""",
-        "list_files": """
-import os
-if not os.path.isdir(path):
-    raise FileNotFoundError(f"{path!r} is not a directory I can find")
-names = []
-for entry in os.scandir(path):
-    names.append(entry.name + "/" if entry.is_dir() else entry.name)
-names.sort()
-return "\\n".join(names)
-""",
-        "run_tool": """
-if name == "read_file":
-    return read_file(**input)
-elif name == "list_files":
-    return list_files(**input)
-elif name == "write_file":
-    return write_file(**input)
-elif name == "edit_file":
-    return edit_file(**input)
-elif name == "bash":
-    return bash(**input)
-raise ValueError(f"no tool named {name!r} (choose from read_file, list_files, write_file, edit_file, bash)")
-""",
-        "write_file": """
-import os
-folder = os.path.dirname(path)
-if folder:
-    os.makedirs(folder, exist_ok=True)
-with open(path, "w", encoding="utf-8", newline="") as handle:
-    handle.write(content)
-return "Wrote %d characters to %s" % (len(content), path)
-""",
-        "edit_file": """
-import os
-if old_string == "":
-    raise ValueError("refusing an empty old_string")
-if not os.path.exists(path):
-    raise FileNotFoundError(path + " does not exist")
-with open(path, encoding="utf-8", newline="") as handle:
-    text = handle.read()
-found = text.count(old_string)
-if found != 1:
-    if found == 0:
-        raise LookupError(f"{path}: text not found")
-    raise LookupError(f"{path}: {found} matches, need exactly one")
-with open(path, "w", encoding="utf-8", newline="") as handle:
-    handle.write(text.replace(old_string, new_string))
-return "Edited " + path
-""",
-        "bash": """
-proc = subprocess.Popen(command, shell=True, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                        stdin=subprocess.DEVNULL, start_new_session=True)
-try:
-    out, err = proc.communicate(timeout=BASH_TIMEOUT)
-except subprocess.TimeoutExpired:
-    os.killpg(os.getpgid(proc.pid), signal.SIGTERM)
-    proc.communicate()
-    raise TimeoutError("timed out: " + command)
-out, err = out.decode("utf-8", "replace"), err.decode("utf-8", "replace")
-return clip("exit code: %d\\nstdout:\\n%s\\nstderr:\\n%s" % (proc.returncode, out, err))
-""",
-    },
-}
+ALTERNATIVES = {f"nano/{module}.py": function_bodies(PAYLOADS / f"alternative_{module}.py")
+                for module in ("protocol", "tools")}
 
 
 def test_correct_alternatives_are_confirmed_everywhere(course, solved, reference, tmp_path):

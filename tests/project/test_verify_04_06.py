@@ -15,112 +15,14 @@ import pytest
 from autograder.authoring import notebooks, release
 from autograder.check import independent
 from autograder.authoring.mutants import MORE_MUTANTS, MUTANTS, apply
-from tests.project.one_class import replace_solution
+from tests.project.one_class import PAYLOADS, function_bodies, replace_solution
 from tests.project.test_verify import check, refused, solved, reference  # noqa: F401 (fixtures)
 
 ROOT = release.ROOT
 OURS = ("04", "05", "06")
 
-ALTERNATIVES = {
-    "nano/gate.py": {
-        "preview": '''
-if name == "bash":
-    return "$ " + str(input.get("command", ""))
-if name not in ("write_file", "edit_file"):
-    return "%s %r" % (name, input)
-path = str(input.get("path", "?"))
-try:
-    with open(path, encoding="utf-8") as handle:
-        before = handle.read()
-except Exception:
-    before = None
-if name == "write_file":
-    before, after = before or "", str(input.get("content", ""))
-else:
-    old, new = str(input.get("old_string", "")), str(input.get("new_string", ""))
-    if before is not None and old and before.count(old) == 1:
-        after = before.replace(old, new)
-    else:
-        before, after = old, new
-return "\\n".join(difflib.unified_diff(before.splitlines(), after.splitlines(), "a/" + path, "b/" + path,
-                                      lineterm=""))
-''',
-        "confirm": '''
-reply = await ask.question(preview(name, input) + "\\n\\nLet nano run " + name + "? [y/n]")
-reply = reply.lower().strip()
-return reply == "y" or reply == "yes"
-''',
-    },
-    "nano/model.py": {
-        "call_model": '''
-global _client
-client = _client
-if client is None:
-    client = _client = anthropic.AsyncAnthropic()
-fields = {"messages": messages, "tools": TOOLS, "system": SYSTEM_PROMPT, "max_tokens": MAX_TOKENS, "model": MODEL}
-response = await client.messages.create(**fields)
-return response
-''',
-    },
-    "nano/loop.py": {
-        "agent_loop": '''
-turns = 0
-while turns < max_turns:
-    turns += 1
-    response = await model(messages)
-    messages.append({"role": "assistant", "content": response.content})
-    calls = [block for block in response.content if block.type == "tool_use"]
-    for block in response.content:
-        if block.type == "text":
-            print(block.text)
-    if not calls:
-        return "done"
-    results = []
-    for call in calls:
-        if call.name in GATED and not await confirm(ask, call.name, call.input):
-            results.append({"type": "tool_result", "tool_use_id": call.id, "is_error": False,
-                            "content": "Declined by the user: ask them what to do instead."})
-            continue
-        try:
-            output = run_tool(call.name, call.input)
-        except Exception as error:
-            results.append({"type": "tool_result", "tool_use_id": call.id, "is_error": True,
-                            "content": f"{type(error).__name__}: {error}"})
-        else:
-            results.append({"type": "tool_result", "tool_use_id": call.id, "content": output, "is_error": False})
-    messages.extend([{"role": "user", "content": results}])
-return "max_turns"
-''',
-    },
-    "nano/repl.py": {
-        # the line pushed as a text block, and the repair by truncation rather than popping
-        "main": '''
-if ask is None:
-    ask = TerminalAsker()
-history = messages if messages is not None else []
-while True:
-    try:
-        request = (await ask.question("> ")).strip()
-    except (EOFError, KeyboardInterrupt):
-        return history
-    if request == "exit":
-        return history
-    if request == "":
-        continue
-    size = len(history)
-    history.append({"role": "user", "content": [{"type": "text", "text": request}]})
-    try:
-        outcome = await agent_loop(history, ask, model)
-    except (Exception, KeyboardInterrupt) as error:
-        print("error: " + explain(error))
-        del history[size:]
-        continue
-    if outcome != "done":
-        print("error: the model needed more steps than the turn limit allows; that request was dropped")
-        del history[size:]
-''',
-    },
-}
+ALTERNATIVES = {f"nano/{module}.py": function_bodies(PAYLOADS / f"alternative_{module}.py")
+                for module in ("gate", "model", "loop", "repl")}
 
 # Lecture 05's answers, written as the hidden tests allow.
 ANSWERS = {'answer_q1 = "c"': 'answer_q1 = " C "', 'answer_q2 = "b"': "answer_q2 = 'B'",

@@ -1,0 +1,9 @@
+"""Kernel attack `e-exit-outside-kernel` of the shared class (tests/project/one_class.py): (e)
+leaving the process: the check's at once, the kernel's at import. Appended to a partial hand-
+in's nano/tools.py; its grade is test_verify's to check."""
+
+import os as _os
+import sys as _sys
+
+if "ipykernel" not in _sys.modules:
+    _os._exit(0)
