@@ -186,17 +186,8 @@ def _variables(env: Mapping[str, str] | None) -> dict[str, str]:
 
 PRELOAD = ("ipykernel.kernelapp", "ipykernel.ipkernel", "anthropic")
 READY_WAIT = 60  # seconds a zygote may take to import PRELOAD
-# Runs outside the sandbox, in place of a kernel forked by a zygote: `python -S -c RELAY fd`
-# waits on the kernel's line and exits with its status; killed, it closes the line and the
-# zygote kills the kernel. jupyter_client manages it as the kernel's process.
-RELAY = """\
-import os, sys
-try:
-    status = os.read(int(sys.argv[1]), 16)
-except OSError:
-    status = b""
-sys.exit(int(status) if status.isdigit() else 1)
-"""
+# Runs outside the sandbox in place of a kernel forked by a zygote, its exit status (see relay.py).
+RELAY = (Path(__file__).parent / "relay.py").read_text()
 
 
 class Zygote:

@@ -4,7 +4,7 @@ First `bwrap.wrap` on plain `python -c` payloads: no network, nothing of the cou
 repository or the instructor's home to read, nothing outside its folder to write, and fork,
 memory, file-size and CPU bombs stopped by the limits. Then a hostile class on the mini course:
 honest hand-ins before and after submissions whose `nano/protocol.py` attacks the grader from
-inside the kernel (ATTACKS: add more there), graded as one batch. Last, `nano-course grade`
+inside the kernel (ATTACKS, in payloads/attack_*.py: add more there), graded as one batch. Last, `nano-course grade`
 refusing to grade without a working bwrap unless told `--unsafe`.
 
 Needs bubblewrap (apt-get install bubblewrap): skipped without it, failed under CI (CI=true).
@@ -152,37 +152,14 @@ def course_tree(tmp_path):
 # ---------------------------------------------------------------------------------------------
 # wrap, on plain payloads
 
-PROBE = """
-import json, os, socket, sys
-paths = json.loads(sys.argv[1])
-found = {}
-for path in paths["read"]:
-    try:
-        found[path] = open(path).read()[:40]
-    except OSError as exc:
-        found[path] = type(exc).__name__
-for path in paths["write"]:
-    try:
-        with open(path, "w") as out:
-            out.write("PWNED")
-        found[path] = "written"
-    except OSError as exc:
-        found[path] = type(exc).__name__
-try:
-    socket.create_connection(("127.0.0.1", paths["port"]), timeout=3).close()
-    found["connect"] = "connected"
-except OSError as exc:
-    found["connect"] = type(exc).__name__
-try:
-    socket.getaddrinfo("example.com", 80)
-    found["dns"] = "resolved"
-except OSError as exc:
-    found["dns"] = type(exc).__name__
-found["uid"] = os.getuid()
-found["home"] = os.environ.get("HOME")
-found["keys"] = sorted(k for k in os.environ if "ANTHROPIC" in k)
-print(json.dumps(found))
-"""
+PAYLOADS = Path(__file__).parent / "payloads"  # programs these tests run, kept as real files
+
+
+def payload(name: str) -> str:
+    return (PAYLOADS / name).read_text()
+
+
+PROBE = payload("sandbox_probe.py")
 
 
 def test_the_sandbox_sees_no_network_no_secrets_and_writes_only_its_folder(needs_bwrap, course_tree, listener,
@@ -228,21 +205,7 @@ def test_the_sandbox_sees_no_network_no_secrets_and_writes_only_its_folder(needs
     assert (work / "mine.txt").stat().st_uid == os.getuid(), "settle gives the folder back"
 
 
-FORK_BOMB = """
-import os, sys, time
-forks = 0
-try:
-    while forks < 10_000:
-        if os.fork() == 0:
-            while True:  # every child forks too, until the limit says no
-                try:
-                    os.fork()
-                except OSError:
-                    time.sleep(0.05)
-        forks += 1
-except OSError as exc:
-    print(os.getuid(), forks, type(exc).__name__)
-"""
+FORK_BOMB = payload("fork_bomb.py")
 
 
 def test_a_fork_bomb_is_stopped_at_the_process_limit_and_leaves_nothing_running(needs_bwrap, tmp_path, started):
@@ -257,8 +220,7 @@ def test_a_fork_bomb_is_stopped_at_the_process_limit_and_leaves_nothing_running(
 
 
 def test_a_memory_bomb_is_stopped_at_the_memory_limit(needs_bwrap, tmp_path, started):
-    bomb = ("hoard = []\ntry:\n    while True:\n        hoard.append(b'x' * (32 << 20))\n"
-            "except MemoryError:\n    print(len(hoard) * 32)")
+    bomb = payload("memory_bomb.py")
     limits = bwrap.Limits(memory=512 << 20)
     done = confined(bomb, tmp_path / "work", limits, started)
     assert done.returncode == 0, done.stderr
@@ -266,9 +228,7 @@ def test_a_memory_bomb_is_stopped_at_the_memory_limit(needs_bwrap, tmp_path, sta
 
 
 def test_a_2_gb_file_is_stopped_at_the_file_size_limit(needs_bwrap, tmp_path, started):
-    writer = ("import os\nchunk = b'x' * (1 << 20)\ntry:\n    with open('big.bin', 'wb') as out:\n"
-              "        for _ in range(2048):\n            out.write(chunk)\n            out.flush()\n"
-              "except OSError as exc:\n    print(exc.strerror)")
+    writer = payload("big_file.py")
     done = confined(writer, tmp_path / "work", started=started)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "File too large"
@@ -307,15 +267,7 @@ def start(zygote: bwrap.Zygote, module: str) -> subprocess.Popen:
         return subprocess.Popen(argv, pass_fds=[line.fileno()])
 
 
-READER = """
-import os
-def read(name):
-    try:
-        return open(name).read() or "empty"
-    except OSError as exc:
-        return type(exc).__name__
-print(read("01.ipynb"), read("02.ipynb"), os.getuid(), flush=True)
-"""
+READER = payload("reader_of_hidden_notebooks.py")
 
 
 def test_a_zygote_hides_the_notebooks_written_after_it_started(as_root, tmp_path):
@@ -347,7 +299,7 @@ def test_a_forked_kernel_passes_on_its_exit_status_and_dies_with_its_relay(as_ro
     work = tmp_path / "work"
     work.mkdir()
     (work / "quitter.py").write_text("import sys\nsys.exit(7)\n")
-    (work / "sleeper.py").write_text("import time\nopen('started', 'w').close()\ntime.sleep(600)\n")
+    (work / "sleeper.py").write_text(payload("sleeper.py"))
     zygote = bwrap.Zygote(work, preload=())
     try:
         assert start(zygote, "quitter").wait(timeout=60) == 7
@@ -370,17 +322,7 @@ def test_a_forked_kernel_passes_on_its_exit_status_and_dies_with_its_relay(as_ro
     assert zygote.process is None
 
 
-KERNEL_STATE = """
-import json, os, resource, signal, sys
-print(json.dumps({
-    "cwd": os.getcwd(), "path": sys.path, "env": dict(os.environ), "uid_is_root": os.getuid() == 0,
-    "argv": [a for a in sys.argv if not a.endswith(".json")], "fds": sorted(os.listdir("/proc/self/fd")),
-    "limits": {k: resource.getrlimit(getattr(resource, k)) for k in
-               ("RLIMIT_CPU", "RLIMIT_AS", "RLIMIT_NPROC", "RLIMIT_FSIZE", "RLIMIT_CORE")},
-    "sigint": str(signal.getsignal(signal.SIGINT)), "main": sys.modules["__main__"].__name__,
-    "caps": [l.split()[1] for l in open("/proc/self/status") if l.startswith(("CapPrm", "CapEff", "CapAmb"))],
-}))
-"""
+KERNEL_STATE = payload("kernel_state.py")
 
 
 def test_a_forked_kernel_looks_to_a_notebook_like_one_started_on_its_own(as_root, tmp_path):
@@ -510,87 +452,14 @@ def test_uid_locks_fall_back_to_a_folder_of_the_users_own_and_refuse_one_others_
         bwrap._lock_folder()
 
 # ---------------------------------------------------------------------------------------------
-# A hostile class on the mini course. Each attack is Python run when the kernel imports the
-# student's nano/protocol.py (cwd: COURSE/.grading/<id>/autograded/<id>/nano). It may use
-# COURSE (the course folder), VICTIMS (the honest students' ids) and PORT (a listener's port).
+# A hostile class on the mini course. Each attack, payloads/attack_NAME.py, is Python run when the
+# kernel imports the student's nano/protocol.py (cwd: COURSE/.grading/<id>/autograded/<id>/nano).
+# It may use COURSE (the course folder), VICTIMS (the honest students' ids) and PORT (a listener's
+# port), which payloads/attack_prelude.py and the line before it set.
 
-ATTACKS = {
-    "steal-hidden-tests": """
-stolen = []
-for path in [COURSE / "source", COURSE / grade_dir / "source", COURSE / "gradebook.db",
-             COURSE / grade_dir / "gradebook.db"]:
-    for file in ([path] if path.is_file() else sorted(path.rglob("*.ipynb")) if path.is_dir() else []):
-        stolen.append(file.read_text(errors="replace"))
-for file in Path.cwd().glob("*.ipynb"):  # the notebook being graded: nbgrader put the hidden tests back
-    stolen.append(file.read_text(errors="replace"))
-print("STOLEN", stolen)
-raise ValueError("STOLEN " + " ".join(stolen)[:5000])
-""",
-    "wreck-the-gradebook": """
-import shutil
-for db in [COURSE / "gradebook.db", COURSE / grade_dir / "gradebook.db"]:
-    try:
-        db.write_text("PWNED")
-    except OSError:
-        pass
-    try:
-        db.unlink()
-    except OSError:
-        pass
-# the grader writes here after the kernel ends: links for it to write through
-for name in ["01-mini.ipynb", "nano/trace.py", "gradebook-link"]:
-    try:
-        (Path.cwd() / name).unlink(missing_ok=True)
-    except OSError:
-        pass
-    try:
-        (Path.cwd() / name).symlink_to(COURSE / "gradebook.db")
-    except OSError:
-        pass
-""",
-    "write-to-others": """
-for victim in VICTIMS:
-    for folder in [COURSE / "submitted" / victim / "nano" / "nano", COURSE / "autograded" / victim / "nano"]:
-        try:
-            folder.mkdir(parents=True, exist_ok=True)
-            (folder / "protocol.py").write_text("PWNED")
-        except OSError:
-            pass
-    try:
-        (Path.cwd() / f"link-{victim}").symlink_to(COURSE / "submitted" / victim / "nano" / "nano" / "protocol.py")
-    except OSError:
-        pass
-""",
-    "fork-bomb": """
-import time
-forks = 0
-try:
-    while forks < 100_000:
-        if os.fork() == 0:
-            time.sleep(3600)
-            os._exit(0)
-        forks += 1
-except OSError:
-    pass
-""",
-    "memory-bomb": """
-hoard = []
-while True:
-    hoard.append(b"x" * (64 << 20))
-""",
-    "flood-output": """
-for _ in range(2000):  # 2 GB, a message each
-    print("x" * 1_000_000, flush=True)
-""",
-    "call-home": """
-import socket
-for target in [("127.0.0.1", PORT), ("example.com", 80)]:
-    try:
-        socket.create_connection(target, timeout=3).close()
-    except OSError:
-        pass
-""",
-}
+ATTACKS = {name: payload(f"attack_{name.replace('-', '_')}.py") for name in (
+    "steal-hidden-tests", "wreck-the-gradebook", "write-to-others", "fork-bomb", "memory-bomb", "flood-output",
+    "call-home")}
 HONEST_BEFORE, HONEST_AFTER = "honest-a", "honest-z"  # ids sort the batch: before, attackers, after
 
 
@@ -600,9 +469,8 @@ def hand_in(subs: Path, release_dir: Path, lectures: Path, student: str, attack:
     work = release.solve_workspace(release.make_workspace(release_dir, subs / student), lecture_dir=lectures)
     if attack:
         protocol = work / "nano" / "protocol.py"
-        prelude = ("import os\nfrom pathlib import Path\n"
-                   f"COURSE = Path.cwd().parents[3].parent\ngrade_dir = Path({grade.SCRATCH!r}) / {student!r}\n"
-                   f"VICTIMS = {[HONEST_BEFORE, HONEST_AFTER]!r}\nPORT = {port}\n")
+        prelude = (f"SCRATCH, STUDENT, VICTIMS, PORT = {grade.SCRATCH!r}, {student!r}, "
+                   f"{[HONEST_BEFORE, HONEST_AFTER]!r}, {port}\n" + payload("attack_prelude.py"))
         protocol.write_text(protocol.read_text() + "\n\n" + prelude + attack)
     return work
 
