@@ -132,7 +132,10 @@ def test_dangling_tool_use_repaired(use_loop, capsys):
     check_messages(log, at_rest=True)  # raises ProtocolError, saying what is wrong, if not repaired
     assert [said(m) for m in log if m["role"] == "user"] == ["first", "third"], (
         "the failed turn must be popped, the turns before and after it kept (section 3)")
-    assert "error: " in capsys.readouterr().out, "a failed turn must be reported on a line 'error: ...' (section 3)"
+    out = capsys.readouterr().out
+    errors = [line for line in out.splitlines() if line.startswith("error: ")]
+    assert errors == [f"error: {nano.repl.explain(RuntimeError('the tool never ran'))}"], (
+        f"one failed turn, one line 'error: ' + explain(exc) on stdout; the output was {out!r} (section 3)")
 
 
 def test_turn_limit_repaired(use_loop, capsys):
@@ -150,7 +153,10 @@ def test_turn_limit_repaired(use_loop, capsys):
     check_messages(log, at_rest=True)
     assert [said(m) for m in log if m["role"] == "user"] == ["something small"], (
         "a turn cut off by the turn limit must be popped like a failed one (section 4)")
-    assert "error: " in capsys.readouterr().out, "the turn limit must be reported on a line 'error: ...' (section 4)"
+    out = capsys.readouterr().out
+    errors = [line for line in out.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1 and len(errors[0]) > len("error: "), (
+        f"the turn limit must be reported on one line 'error: ...'; the output was {out!r} (section 4)")
 
 
 def test_model_error_reported(use_loop, capsys):
@@ -173,8 +179,9 @@ def test_model_error_reported(use_loop, capsys):
     assert [said(m) for m in log if m["role"] == "user"] == ["second try"], (
         "after a model error main must repair the history and read the next line (section 5)")
     out = capsys.readouterr().out
-    assert f"error: {nano.repl.explain(failure)}" in out.splitlines(), (
-        f"print 'error: ' + explain(exc) on one line; the output was {out!r} (section 5)")
+    errors = [line for line in out.splitlines() if line.startswith("error: ")]
+    assert errors == [f"error: {nano.repl.explain(failure)}"], (
+        f"print 'error: ' + explain(exc) on one line, once per failed turn; the output was {out!r} (section 5)")
 
 
 def test_python_m_nano_without_a_key():
