@@ -146,7 +146,8 @@ def list_files(path: str = ".") -> str:
 def write_file(path: str, content: str) -> str:
     """Write `content` to `path`, replacing what was there and creating parent directories.
 
-    Returns one line saying what was written: f"Wrote {len(content)} characters to {path}".
+    Returns exactly f"Wrote {len(content)} characters to {path}": characters, not bytes, and
+    the path as given.
     """
     ### BEGIN SOLUTION
     file = Path(path)
@@ -160,8 +161,9 @@ def edit_file(path: str, old_string: str, new_string: str) -> str:
     """Replace the one occurrence of `old_string` in the file at `path` with `new_string`.
 
     Returns f"Edited {path}". Raises, leaving the file untouched, when the file is missing, when
-    `old_string` is empty, or when it occurs zero times or more than once; the message says how
-    many times it was found and what to do instead.
+    `old_string` is empty, or when it occurs zero times or more than once. The message names the
+    path and says what to do instead; for zero matches it says "not found", for several it gives
+    the count as digits ("occurs 3 times").
     """
     ### BEGIN SOLUTION
     file = Path(path)
@@ -187,7 +189,8 @@ def bash(command: str) -> str:
 
     Returns the exit code, stdout and stderr, laid out as
     "exit code: 0\\nstdout:\\n...\\nstderr:\\n...", cut by `clip`. A non-zero exit code is a
-    result, not an error. Raises TimeoutError when the command runs too long (and stops it).
+    result, not an error. Raises TimeoutError, saying what timed out, when the command runs too
+    long (and stops it).
     """
     ### BEGIN SOLUTION
     # bash, as the tool's name promises: shell=True alone runs /bin/sh (dash on Debian), which

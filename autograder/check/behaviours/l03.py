@@ -1,0 +1,638 @@
+"""Lecture 03's graded behaviours: write_file, edit_file and bash (nano/tools.py).
+
+Each observe runs its cell's visible case and the hidden ones, on names `draw` picks, in a scratch
+folder, and reports what each call gave (kit.attempt), what the files then held and, for bash's
+timeouts, the seconds taken and whether the command's processes still run. The judges know the
+truth from the inputs alone: a write leaves its content, a one-match edit is str.replace, a
+command's exit code is the one it asked for. The formats checked exactly (the confirmation line,
+"not found" and the count in edit_file's errors, bash's labels) are the ones the lecture and the
+docstrings fix, and ./ok 03 checks them the same way.
+"""
+
+import os
+import re
+import shlex
+import string
+import sys
+import time
+from pathlib import Path
+
+from autograder.check.behaviour import Behaviour
+from autograder.check.kit import attempt
+
+
+def _words(rng, count, size=6):
+    """`count` different lowercase words of `size` letters."""
+    words = []
+    while len(words) < count:
+        word = "".join(rng.choice(string.ascii_lowercase) for _ in range(size))
+        if word not in words:
+            words.append(word)
+    return words
+
+
+def _held(path):
+    """The file's bytes as latin-1 text (so any bytes compare exactly), or None if it is not there."""
+    try:
+        return Path(path).read_bytes().decode("latin-1")
+    except OSError:
+        return None
+
+
+def _as_held(text):
+    """What _held reads from a file holding `text` as UTF-8."""
+    return text.encode("utf-8").decode("latin-1")
+
+
+# What a judge reads from one kit.attempt outcome; seen may hold anything, so nothing here raises.
+
+def _dicts(value, count):
+    """`value` as a list of exactly `count` dicts ({} for what is missing or not a dict)."""
+    found = value if isinstance(value, list) else []
+    return [item if isinstance(item, dict) else {} for item in found[:count]] + [{}] * max(0, count - len(found))
+
+
+def _outcomes(seen, key, count):
+    """seen[key] as exactly `count` outcome dicts."""
+    return _dicts(seen.get(key) if isinstance(seen, dict) else None, count)
+
+
+def _steps(inputs, seen, key):
+    """(step, what was seen of it) for each step (each group's `key` list: its writes or edits)."""
+    found = seen.get("groups") if isinstance(seen, dict) else None
+    found = found if isinstance(found, list) else []
+    pairs = []
+    for index, group in enumerate(inputs["groups"]):
+        pairs.extend(zip(group[key], _dicts(found[index] if index < len(found) else None, len(group[key]))))
+    return pairs
+
+
+def _raised(outcome):
+    names = outcome.get("raised") if isinstance(outcome, dict) else None
+    return [name for name in names if isinstance(name, str)] if isinstance(names, list) else []
+
+
+def _returned(outcome):
+    """What the call returned, if it returned a str; None if it raised or returned anything else."""
+    if not isinstance(outcome, dict) or "raised" in outcome or not isinstance(outcome.get("value"), str):
+        return None
+    return outcome["value"]
+
+
+def _said(outcome):
+    message = outcome.get("message") if isinstance(outcome, dict) else None
+    return message if isinstance(message, str) else ""
+
+
+def _refused(outcome):
+    """It raised an exception, and not a stub's NotImplementedError."""
+    names = _raised(outcome)
+    return bool(names) and "NotImplementedError" not in names
+
+
+def _shown(outcome):
+    """What a call gave, for a message: its value, or what it raised."""
+    names = _raised(outcome)
+    if names:
+        return f"it raised {names[0]}: {_said(outcome)!r}"
+    return f"it returned {outcome.get('value')!r}" if isinstance(outcome, dict) and "value" in outcome \
+        else "it did not finish"
+
+
+def _not_written(function, outcomes, section):
+    """The stub's message if any call raised NotImplementedError (the judge then says only that), else None."""
+    if any("NotImplementedError" in _raised(outcome) for outcome in outcomes):
+        return f"{function} is not written yet: it raises NotImplementedError (section {section})"
+    return None
+
+
+# ---------------------------------------------------------------------------------------------
+# write_file
+
+def observe_writes(inputs, answers):
+    """Each group's writes, in a scratch folder holding the group's files: what each write_file
+    call gave, and what its file held afterwards."""
+    import nano.tools
+    from nano.testing import scratch_dir
+
+    groups = []
+    for group in inputs["groups"]:
+        done = []
+        with scratch_dir(group["files"]):
+            for path, content, _ in group["writes"]:
+                outcome = attempt(nano.tools.write_file, path, content)
+                done.append({"outcome": outcome, "held": _held(path)})
+        groups.append(done)
+    return {"groups": groups}
+
+
+def judge_writes(inputs, seen):
+    """Every write returns, and leaves its file holding exactly its content, as UTF-8."""
+    writes = _steps(inputs, seen, "writes")
+    stub = _not_written("write_file", [done.get("outcome") for _, done in writes], 1)
+    if stub:
+        yield stub
+        return
+    for (path, content, hint), done in writes:
+        outcome = done.get("outcome")
+        if _raised(outcome):
+            yield f"write_file({path!r}, ...): {_shown(outcome)}. {hint}"
+        elif done.get("held") != _as_held(content):
+            yield hint
+
+
+def draw_parent_dirs(rng):
+    a, b, c = _words(rng, 3)
+    return {"groups": [{"files": {}, "writes": [
+        ["docs/guide/intro.md", "# Intro\n", "write_file must create missing parent folders, and write exactly "
+                                            "the content it was given (section 1)"],
+        [f"{a}/{b}/{c}/module_{a}.py", f"NAME = '{b}'\n",
+         "write_file must create every missing parent folder, however deep (section 1)"],
+        [f"{a}/{b}/{c}/other_{c}.py", "x = 1\n",
+         "write_file must also work when the parent folders already exist: use exist_ok=True (section 1)"],
+        [f"{a}/first_level_{b}.txt", c, "write_file must work in a folder that already exists (section 1)"],
+        [f"{c}.txt", a, "write_file must work for a bare file name with no folder: os.path.dirname gives '' "
+                        "there (section 1)"],
+    ]}]}
+
+
+def draw_replaces(rng):
+    a, b = _words(rng, 2)
+    old, new = _words(rng, 1, 40)[0], _words(rng, 1, 5)[0]
+    name = f"{a}/{b}.md"
+    return {"groups": [
+        {"files": {"plan.txt": "a long old plan that should disappear\n"}, "writes": [
+            ["plan.txt", "new plan\n", "write_file must replace the whole file, not append to it (section 1)"]]},
+        {"files": {name: old}, "writes": [
+            [name, new, "write_file must replace the old text completely: no append, no leftovers (section 1)"],
+            [name, f"crème brûlée {new}\n\n  trailing spaces  ",
+             "write_file must write exactly the content, as UTF-8: nothing added or stripped (section 1)"],
+            [name, "", "write_file with empty content must leave an empty file (section 1)"]]},
+    ]}
+
+
+def draw_confirmations(rng):
+    a, b, c, d, e = _words(rng, 5)
+    return {"cases": [["hello.txt", "hi"],
+                      [f"{a}/{b}.txt", _words(rng, 1, rng.randrange(50) + 3)[0]],
+                      [f"{c}.md", "naïve café, déjà vu: " + _words(rng, 1, rng.randrange(9) + 1)[0]],
+                      [f"{d}/{e}/empty.txt", ""]]}
+
+
+def observe_confirmations(inputs, answers):
+    """What write_file returned for each case, all in one scratch folder."""
+    import nano.tools
+    from nano.testing import scratch_dir
+
+    with scratch_dir():
+        return {"outcomes": [attempt(nano.tools.write_file, path, content) for path, content in inputs["cases"]]}
+
+
+def judge_confirmations(inputs, seen):
+    """Exactly f"Wrote {len(content)} characters to {path}", as the lecture and the docstring say."""
+    outcomes = _outcomes(seen, "outcomes", len(inputs["cases"]))
+    stub = _not_written("write_file", outcomes, 2)
+    if stub:
+        yield stub
+        return
+    for (path, content), outcome in zip(inputs["cases"], outcomes):
+        expected = f"Wrote {len(content)} characters to {path}"
+        if _returned(outcome) != expected:
+            yield (f"write_file must return exactly {expected!r} (characters, not bytes; the path as given); "
+                   f"{_shown(outcome)} (section 2)")
+
+
+# ---------------------------------------------------------------------------------------------
+# edit_file
+
+def observe_edits(inputs, answers):
+    """Each group's edits, in a scratch folder holding the group's files: what each edit_file
+    call gave, and what the file it named held afterwards."""
+    import nano.tools
+    from nano.testing import scratch_dir
+
+    groups = []
+    for group in inputs["groups"]:
+        done = []
+        with scratch_dir(group["files"]):
+            for edit in group["edits"]:
+                outcome = attempt(nano.tools.edit_file, edit["path"], edit["old"], edit["new"])
+                done.append({"outcome": outcome, "held": _held(edit["path"])})
+        groups.append(done)
+    return {"groups": groups}
+
+
+def draw_one_match(rng):
+    a, b, c = _words(rng, 3)
+    path = f"{a}/{b}.py"
+    before = f"def {a}():\n    x = '{b}'\n    return x\n\n\ndef {c}():\n    pass\n"
+    steps = [(f"    x = '{b}'\n    return x\n", f"    return '{c}'\n",
+              "edit_file must replace a multi-line old_string exactly and keep everything else (section 3)"),
+             (f"def {c}():", f"def {c}():  # {c}() calls def {c}():",
+              "edit_file must replace old_string once, even when new_string contains it (section 3)"),
+             ("\n\n\n", "\n", "edit_file must accept whitespace-only old_string and new_string (section 3)"),
+             (f"    return '{c}'\n", "", "edit_file must accept an empty new_string: it deletes old_string (section 3)")]
+    edits, text = [], before
+    for old, new, hint in steps:
+        text = text.replace(old, new, 1)
+        edits.append({"path": path, "old": old, "new": new, "after": text, "hint": hint})
+    greet = 'def greet():\n    return "helo"\n'
+    return {"groups": [
+        {"files": {"greet.py": greet}, "edits": [
+            {"path": "greet.py", "old": '"helo"', "new": '"hello"', "after": greet.replace("helo", "hello"),
+             "hint": "edit_file must replace old_string with new_string and keep the rest of the file (section 3)"}]},
+        {"files": {path: before}, "edits": edits}]}
+
+
+def judge_one_match(inputs, seen):
+    pairs = _steps(inputs, seen, "edits")
+    stub = _not_written("edit_file", [done.get("outcome") for _, done in pairs], 3)
+    if stub:
+        yield stub
+        return
+    for edit, done in pairs:
+        outcome, expected = done.get("outcome"), f"Edited {edit['path']}"
+        if _returned(outcome) != expected:
+            yield f"edit_file must return {expected!r}; {_shown(outcome)} (section 3)"
+        elif done.get("held") != _as_held(edit["after"]):
+            yield edit["hint"]
+
+
+def draw_zero_matches(rng):
+    a, b, c, d = _words(rng, 4)
+    path, missing = f"{a}/{b}.py", f"{c}/{d}.txt"
+    return {"missing": missing, "groups": [
+        {"files": {"config.ini": "[server]\nport = 8080\n"},
+         "edits": [{"path": "config.ini", "old": "port = 9090", "new": "port = 80"}]},
+        {"files": {path: f"def {a}():\n\treturn '{b}'\n"},
+         "edits": [{"path": path, "old": old, "new": "x"}
+                   for old in [f"return '{a}'", f"    return '{b}'", f"Return '{b}'", f"def  {a}():"]]
+                  + [{"path": missing, "old": "a", "new": "b"}, {"path": path, "old": "", "new": "x"}]}]}
+
+
+def judge_zero_matches(inputs, seen):
+    """Raises for text not in the file exactly, saying "not found" and the path; for a missing
+    file, naming it; for an empty old_string."""
+    pairs = _steps(inputs, seen, "edits")
+    stub = _not_written("edit_file", [done.get("outcome") for _, done in pairs], 3)
+    if stub:
+        yield stub
+        return
+    for edit, done in pairs:
+        outcome, said = done.get("outcome"), _said(done.get("outcome"))
+        if edit["path"] == inputs["missing"]:
+            if not _refused(outcome) or edit["path"] not in said:
+                yield (f"edit_file must raise, naming the path, when there is no file at {edit['path']}; "
+                       f"{_shown(outcome)} (section 3)")
+        elif not edit["old"]:
+            if not _refused(outcome):
+                yield f"edit_file must raise for an empty old_string; {_shown(outcome)} (section 3)"
+        elif not _refused(outcome):
+            yield (f"edit_file must raise when {edit['old']!r} is not in the file exactly (whitespace and case "
+                   f"count); {_shown(outcome)} (section 3)")
+        elif "not found" not in said.lower() or edit["path"] not in said:
+            yield (f"the zero-matches error must say 'not found' and name {edit['path']}; it said {said!r} "
+                   "(section 3)")
+
+
+def draw_several_matches(rng):
+    groups = [{"files": {"prices.py": "tea = 1\ncake = 1\n"},
+               "edits": [{"path": "prices.py", "old": "= 1", "new": "= 2", "count": 2}]}]
+    for count in (3, 5):
+        name, word = _words(rng, 2)
+        path = f"{name}/{name}.txt"
+        groups.append({"files": {path: "start\n" + "".join(f"line {word}\n" for _ in range(count)) + "end\n"},
+                       "edits": [{"path": path, "old": f"line {word}", "new": "changed", "count": count}]})
+    return {"groups": groups}
+
+
+def judge_several_matches(inputs, seen):
+    """Raises, giving the count as digits and the path, and not saying "not found"."""
+    pairs = _steps(inputs, seen, "edits")
+    stub = _not_written("edit_file", [done.get("outcome") for _, done in pairs], 3)
+    if stub:
+        yield stub
+        return
+    for edit, done in pairs:
+        outcome, said, count = done.get("outcome"), _said(done.get("outcome")), edit["count"]
+        if not _refused(outcome):
+            yield (f"edit_file must raise when old_string occurs {count} times, not replace them; "
+                   f"{_shown(outcome)} (section 3)")
+        elif str(count) not in said or edit["path"] not in said:
+            yield (f"the several-matches error must give the count ({count}, as digits) and the path "
+                   f"({edit['path']}); it said {said!r} (section 3)")
+        elif "not found" in said.lower():
+            yield ("the several-matches error must not say 'not found': the model must know which problem "
+                   f"it has; it said {said!r} (section 3)")
+
+
+def draw_untouched(rng):
+    a, b = _words(rng, 2)
+    before = (f"def to_{a}(c):\n    return (c * 5) / 9 + 32\n\n\n"
+              f"def to_{b}(f):\n    return (f - 32) * 5 / 9\n")
+    path = f"{a}/{b}.py"
+    return {"groups": [
+        {"files": {"prices.py": "tea = 1\ncake = 1\n"},
+         "edits": [{"path": "prices.py", "old": "= 1", "new": "= 2", "before": "tea = 1\ncake = 1\n"}]},
+        {"files": {path: before},
+         "edits": [{"path": path, "old": old, "new": new, "before": before}
+                   for old, new in [("* 5", "* 9"), (" / 9", " / 5"), ("    return", "  return"),
+                                    (f"to_{b}(c)", "x")]]}]}
+
+
+def judge_untouched(inputs, seen):
+    """Every refused edit (zero or several matches) raises and leaves the file byte for byte."""
+    pairs = _steps(inputs, seen, "edits")
+    stub = _not_written("edit_file", [done.get("outcome") for _, done in pairs], 3)
+    if stub:
+        yield stub
+        return
+    for edit, done in pairs:
+        outcome = done.get("outcome")
+        if not _refused(outcome):
+            yield (f"edit_file must refuse {edit['old']!r}: it does not occur exactly once; {_shown(outcome)} "
+                   "(section 3)")
+        elif done.get("held") != _as_held(edit["before"]):
+            yield (f"a refused edit of {edit['old']!r} must leave the file exactly as it was: check the count "
+                   "before writing (section 3)")
+
+
+# ---------------------------------------------------------------------------------------------
+# bash
+
+def _command(template):
+    """A command of the inputs, with {python} standing for this interpreter."""
+    return template.replace("{python}", shlex.quote(sys.executable))
+
+
+def _section(result, token):
+    """The label ('stdout:' or 'stderr:') of the section of `result` in which `token` appears, or None."""
+    at = result.find(token)
+    if at < 0:
+        return None
+    last = max((result.rfind(label, 0, at), label) for label in ("stdout:", "stderr:"))
+    return last[1] if last[0] >= 0 else None
+
+
+def draw_exit_and_stdout(rng):
+    a, b = _words(rng, 2)
+    return {"names": [a, b], "folder": "bash_" + _words(rng, 1, 10)[0]}
+
+
+def observe_exit_and_stdout(inputs, answers):
+    """bash's results for echo, then ls, pwd and a pipe inside a folder of known names."""
+    import nano.tools
+    from nano.testing import scratch_dir
+
+    (a, b), folder = inputs["names"], inputs["folder"]
+    with scratch_dir({f"{folder}/{a}.txt": "x", f"{folder}/{b}/inner.txt": "y"}):
+        ready = attempt(nano.tools.bash, "echo ready")
+        os.chdir(folder)
+        return {"ready": ready, "ls": attempt(nano.tools.bash, "ls"), "pwd": attempt(nano.tools.bash, "pwd"),
+                "pipe": attempt(nano.tools.bash, f"printf '%s\\n' {a} {b} | sort -r")}
+
+
+def judge_exit_and_stdout(inputs, seen):
+    (a, b), folder = inputs["names"], inputs["folder"]
+    seen = seen if isinstance(seen, dict) else {}
+    results = {key: _returned(seen.get(key)) for key in ("ready", "ls", "pwd", "pipe")}
+    stub = _not_written("bash", [seen.get(key) for key in results], 5)
+    if stub:
+        yield stub
+        return
+    ready = results["ready"]
+    if ready is None or "exit code: 0" not in ready or "ready" not in ready:
+        yield (f"bash's result must carry 'exit code: 0' and the command's stdout; for 'echo ready', "
+               f"{_shown(seen.get('ready'))} (section 5)")
+    listing = results["ls"]
+    if listing is None or "exit code: 0" not in listing or f"{a}.txt" not in listing or b not in listing:
+        yield (f"bash must run in the current working directory: ls should list {a}.txt and {b}; "
+               f"{_shown(seen.get('ls'))} (section 5)")
+    if results["pwd"] is None or f"/{folder}" not in results["pwd"]:
+        yield (f"bash must run in the current working directory (a folder named {folder}); for pwd, "
+               f"{_shown(seen.get('pwd'))} (section 5)")
+    pipe = results["pipe"]
+    if pipe is None or "exit code: 0" not in pipe or f"{max(a, b)}\n{min(a, b)}" not in pipe:
+        yield (f"bash must run the command through the shell (pipes work) and keep all its lines; "
+               f"{_shown(seen.get('pipe'))} (section 5)")
+
+
+def draw_nonzero(rng):
+    tag = _words(rng, 1)[0]
+    code = rng.randrange(100) + 10
+    return {"cases": [["exit 3", 3, None],
+                      [f"echo partial-{tag}; exit {code}", code, f"partial-{tag}"],
+                      ["false", 1, None],
+                      ["{python} -c 'import sys; print(\"" + tag + "\"); sys.exit(7)'", 7, tag],
+                      [f"grep {tag} /dev/null", 1, None]]}
+
+
+def observe_commands(inputs, answers):
+    """What bash gave for each command of the cases, in one scratch folder."""
+    import nano.tools
+    from nano.testing import scratch_dir
+
+    with scratch_dir():
+        return {"outcomes": [attempt(nano.tools.bash, _command(case[0])) for case in inputs["cases"]]}
+
+
+def judge_nonzero(inputs, seen):
+    """Each command's exit code comes back as a result ('exit code: N'), with its stdout."""
+    outcomes = _outcomes(seen, "outcomes", len(inputs["cases"]))
+    stub = _not_written("bash", outcomes, 5)
+    if stub:
+        yield stub
+        return
+    for (command, expected, printed), outcome in zip(inputs["cases"], outcomes):
+        command = command.replace("{python}", "python")
+        result = _returned(outcome)
+        found = re.search(r"exit code: (-?\d+)", result or "")
+        if _raised(outcome):
+            yield (f"bash must not raise when {command!r} exits with {expected}: a non-zero exit is a result, "
+                   f"not an exception (no check=True); {_shown(outcome)} (section 5)")
+        elif not found or int(found.group(1)) != expected:
+            yield f"bash must report 'exit code: {expected}' for {command!r}; {_shown(outcome)} (section 5)"
+        elif printed is not None and printed not in result:
+            yield f"bash must keep the stdout of a failing command ({printed!r}); got {result!r} (section 5)"
+
+
+def draw_stderr(rng):
+    out, err = _words(rng, 2)
+    return {"out": f"out-{out}", "err": f"err-{err}"}
+
+
+def observe_stderr(inputs, answers):
+    """bash's results for commands writing to stderr, to both streams, and a Python traceback."""
+    import nano.tools
+    from nano.testing import scratch_dir
+
+    out, err = inputs["out"], inputs["err"]
+    with scratch_dir():
+        return {"oops": attempt(nano.tools.bash, "echo ready; echo oops >&2"),
+                "both": attempt(nano.tools.bash, f"echo {out}; echo {err} >&2; exit 5"),
+                "traceback": attempt(nano.tools.bash, _command(
+                    "{python} -c 'import sys; sys.stderr.write(\"" + err + "\\n\"); 1 / 0'"))}
+
+
+def judge_stderr(inputs, seen):
+    """stderr is kept, under its own label after stdout's, with the exit code."""
+    out, err = inputs["out"], inputs["err"]
+    seen = seen if isinstance(seen, dict) else {}
+    oops, both, traceback = (_returned(seen.get(key)) for key in ("oops", "both", "traceback"))
+    stub = _not_written("bash", [seen.get(key) for key in ("oops", "both", "traceback")], 5)
+    if stub:
+        yield stub
+        return
+    if oops is None or "oops" not in oops:
+        yield (f"bash's result must carry the command's stderr; for 'echo ready; echo oops >&2', "
+               f"{_shown(seen.get('oops'))} (section 5)")
+    elif _section(oops, "ready") != "stdout:" or _section(oops, "oops") != "stderr:":
+        yield f"bash must report stdout and stderr each under its own label; got {oops!r} (section 5)"
+    if both is None or err not in both:
+        yield f"bash must keep stderr; {err!r} is missing: {_shown(seen.get('both'))} (section 5)"
+    elif _section(both, out) != "stdout:" or _section(both, err) != "stderr:":
+        yield f"bash must report stdout and stderr separately, each under its own label; got {both!r} (section 5)"
+    elif "exit code: 5" not in both:
+        yield f"bash must report the exit code along with stderr; got {both!r} (section 5)"
+    if traceback is None or _section(traceback, "ZeroDivisionError") != "stderr:" or _section(traceback, err) != "stderr:":
+        yield (f"a Python traceback must reach the model under 'stderr:'; {_shown(seen.get('traceback'))} "
+               "(section 5)")
+
+
+def observe_timeouts(inputs, answers):
+    """With BASH_TIMEOUT set to 1: what bash gave for each slow command and the seconds it took,
+    then what it gives for a quick one."""
+    import nano.tools
+    from nano.testing import scratch_dir
+
+    saved = getattr(nano.tools, "BASH_TIMEOUT", 30)
+    outcomes, seconds = [], []
+    with scratch_dir():
+        nano.tools.BASH_TIMEOUT = 1
+        try:
+            for command in inputs["commands"]:
+                start = time.monotonic()
+                outcomes.append(attempt(nano.tools.bash, _command(command)))
+                seconds.append(time.monotonic() - start)
+            quick = attempt(nano.tools.bash, "echo quick")
+        finally:
+            nano.tools.BASH_TIMEOUT = saved
+    return {"outcomes": outcomes, "seconds": seconds, "quick": quick}
+
+
+def judge_timeouts(inputs, seen):
+    """Each slow command raises TimeoutError, saying what timed out, within the limit (and a
+    little); a quick command still comes back."""
+    commands = inputs["commands"]
+    outcomes = _outcomes(seen, "outcomes", len(commands))
+    seconds = seen.get("seconds") if isinstance(seen, dict) and isinstance(seen.get("seconds"), list) else []
+    stub = _not_written("bash", outcomes, 6)
+    if stub:
+        yield stub
+        return
+    for index, (command, outcome, limit) in enumerate(zip(commands, outcomes, inputs["within"])):
+        command = command.replace("{python}", "python")
+        took = seconds[index] if index < len(seconds) else None
+        if "TimeoutError" not in _raised(outcome):
+            if _raised(outcome):
+                yield (f"a timeout must raise TimeoutError, not {_raised(outcome)[0]}: catch "
+                       "subprocess.TimeoutExpired and raise TimeoutError (section 6)")
+            else:
+                yield (f"bash must raise TimeoutError when {command!r} runs longer than BASH_TIMEOUT = 1; "
+                       f"{_shown(outcome)} (section 6)")
+        elif not _said(outcome).strip():
+            yield "the TimeoutError should say what timed out (section 6)"
+        elif type(took) not in (int, float) or took >= limit:
+            yield (f"bash took {took if type(took) not in (int, float) else round(took, 1)} s for {command!r} "
+                   "with BASH_TIMEOUT = 1: it must stop after BASH_TIMEOUT seconds, read when bash is called, "
+                   "not at import (section 6)")
+    quick = _returned(seen.get("quick") if isinstance(seen, dict) else None)
+    if quick is None or "exit code: 0" not in quick or "quick" not in quick:
+        yield "a command that finishes in time must still return its result (section 6)"
+
+
+def _process_state(pid):
+    """Whether process `pid` is "running", "stopped" (dead, perhaps not yet reaped) or "gone"."""
+    if Path("/proc/self").exists():
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (OSError, IndexError):
+            return "gone"
+        return "stopped" if state in ("Z", "X") else "running"
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return "gone"
+    except PermissionError:
+        return "running"
+    return "running"
+
+
+def draw_children(rng):
+    return {"name": _words(rng, 1)[0]}
+
+
+def observe_children(inputs, answers):
+    """With BASH_TIMEOUT set to 1: whether a background child still wrote its file 3.2 s after
+    the start, and whether a child that exec'd sleep still runs 0.3 s after bash returned."""
+    import nano.tools
+    from nano.testing import scratch_dir
+
+    saved = getattr(nano.tools, "BASH_TIMEOUT", 30)
+    nano.tools.BASH_TIMEOUT = 1
+    try:
+        with scratch_dir() as tmp:
+            start = time.monotonic()
+            visible = attempt(nano.tools.bash, "(sleep 2; touch late.txt) & sleep 4")
+            time.sleep(max(0, start + 3.2 - time.monotonic()))
+            late = (tmp / "late.txt").exists()
+        name = inputs["name"]
+        with scratch_dir() as tmp:
+            hidden = attempt(nano.tools.bash, f"sh -c 'echo $$ > {name}.pid; exec sleep 4' & sleep 4")
+            time.sleep(0.3)
+            try:
+                pid = int((tmp / f"{name}.pid").read_text())
+            except (OSError, ValueError):
+                pid = None
+            state = None if pid is None else _process_state(pid)
+    finally:
+        nano.tools.BASH_TIMEOUT = saved
+    return {"visible": visible, "late": late, "hidden": hidden, "pid": pid, "state": state}
+
+
+def judge_children(inputs, seen):
+    seen = seen if isinstance(seen, dict) else {}
+    stub = _not_written("bash", [seen.get("visible"), seen.get("hidden")], 6)
+    if stub:
+        yield stub
+        return
+    for key in ("visible", "hidden"):
+        if "TimeoutError" not in _raised(seen.get(key)):
+            yield (f"bash must raise TimeoutError when a command runs too long; {_shown(seen.get(key))} "
+                   "(section 6)")
+            return
+    if seen.get("late") is not False:
+        yield "a timeout must stop the command's children too: start_new_session=True, then os.killpg (section 6)"
+    if type(seen.get("pid")) is not int:
+        yield "bash must run the whole command: its child never wrote its pid (section 6)"
+    elif seen.get("state") not in ("gone", "stopped"):
+        yield ("after a timeout, no process the command started may still run: kill the whole process group "
+               "(section 6)")
+
+
+BEHAVIOURS = [
+    Behaviour("l03_write_file_creates_parent_dirs", observe_writes, judge_writes, draw_parent_dirs),
+    Behaviour("l03_write_file_replaces_contents", observe_writes, judge_writes, draw_replaces),
+    Behaviour("l03_write_file_confirmation", observe_confirmations, judge_confirmations, draw_confirmations),
+    Behaviour("l03_edit_file_one_match", observe_edits, judge_one_match, draw_one_match),
+    Behaviour("l03_edit_file_zero_matches_raise", observe_edits, judge_zero_matches, draw_zero_matches),
+    Behaviour("l03_edit_file_several_matches_raise", observe_edits, judge_several_matches, draw_several_matches),
+    Behaviour("l03_edit_file_refusal_leaves_file_untouched", observe_edits, judge_untouched, draw_untouched),
+    Behaviour("l03_bash_exit_code_and_stdout", observe_exit_and_stdout, judge_exit_and_stdout, draw_exit_and_stdout),
+    Behaviour("l03_bash_nonzero_exit_is_a_result", observe_commands, judge_nonzero, draw_nonzero),
+    Behaviour("l03_bash_stderr", observe_stderr, judge_stderr, draw_stderr),
+    Behaviour("l03_bash_timeout_raises", observe_timeouts, judge_timeouts,
+              given={"commands": ["sleep 5", "echo started; sleep 4", "{python} -c 'import time; time.sleep(4)'"],
+                     "within": [4, 3.5, 3.5]}),
+    Behaviour("l03_bash_timeout_stops_children", observe_children, judge_children, draw_children),
+]
