@@ -120,7 +120,7 @@ def _student(args) -> int:
     if problem:
         print(f"nano-course student: {problem}", file=sys.stderr)
         return 2
-    from autograder import release  # after the checks: it takes seconds to import
+    from autograder.authoring import release  # after the checks: it takes seconds to import
 
     activate = _activate()  # before building: the build puts this environment's scripts on PATH
     if args.course is not None:

@@ -33,7 +33,9 @@ class Limits:
     output: int = 1_000_000  # bytes of output one notebook records in full; after that only what grades
     message: int = 64_000_000  # bytes of one message from a kernel; a larger one is dropped
     scenario: int = 20  # one scenario of the independent check, before it is stopped (not confirmed)
-    check: int = 600  # one hand-in's whole independent check; scenarios not run by then are not confirmed
+    check: int = 1600  # one hand-in's whole independent check; scenarios not run by then are not
+    #                    confirmed: enough for 80 scenarios at `scenario` each (the course has 69), so
+    #                    that a hand-in slow everywhere still has each of its passes checked
     check_startup: int = 60  # a fresh check process, before its first scenario starts
     zygote_start: int = 60  # a student's zygote importing ipykernel and the SDK (bwrap.Zygote)
     job_slack: int = 60  # a grading process's own work on a job: reading it, the repairs, the log

@@ -385,29 +385,30 @@ def confirm(course: Path, nano_files: Mapping[str, str], answers: Mapping[str, s
 # ---------------------------------------------------------------------------------------------
 # Into the grades: a pass nbgrader gave but the check did not confirm scores 0, and says so.
 
+from autograder.course import lecture_of  # noqa: E402
+from autograder.grading import records  # noqa: E402
+from autograder.grading.records import Job, Problem  # noqa: E402
+
 UNCONFIRMED = "nbgrader's pass was not confirmed by the independent check (scores 0)"
 SKIPPED = "not confirmed by the independent check: grading ran with --no-verify"
 FEEDBACK = ("its test passed in your notebook, but the same behaviour, re-run on its own by the "
             "independent check, did not give the right result: scores 0")
 
 
-def problem_lines(unconfirmed: Mapping[str, list[str]]) -> list[str]:
-    """One line per lecture number naming its unconfirmed cells."""
-    return [f"{number}: {', '.join(ids)}: {UNCONFIRMED}" for number, ids in sorted(unconfirmed.items()) if ids]
+def problem_lines(unconfirmed: Mapping[str, list[str]]) -> list[Problem]:
+    """One problem per lecture number naming its unconfirmed cells."""
+    return [records.problem(f"{', '.join(ids)}: {UNCONFIRMED}", records.UNCONFIRMED, number, ids)
+            for number, ids in sorted(unconfirmed.items()) if ids]
 
 
-def unconfirmed_in(problems: Iterable[str]) -> set[str]:
-    """The grade_ids that `problem_lines` named in a student's problems."""
-    found: set[str] = set()
-    for line in problems:
-        if line.endswith(f": {UNCONFIRMED}") and line[2:4] == ": ":
-            found.update(line[4:-len(UNCONFIRMED) - 2].split(", "))
-    return found
+def unconfirmed_in(problems: Iterable[Problem]) -> set[str]:
+    """The grade_ids whose pass the check did not confirm, among a student's problems."""
+    return {grade_id for p in problems if p.kind == records.UNCONFIRMED for grade_id in p.grade_ids}
 
 
-def zero_unconfirmed(gradebook: Path, student: str, confirmed: Mapping[str, bool]) -> list[str]:
+def zero_unconfirmed(gradebook: Path, student: str, confirmed: Mapping[str, bool]) -> list[Problem]:
     """In `gradebook` (sqlite file), set to 0 each test cell nbgrader passed that `confirmed`
-    refuses (a cell it does not name has no scenario: see `unchecked`); return the problem lines."""
+    refuses (a cell it does not name has no scenario: see `unchecked`); return the problems."""
     from nbgrader.api import Gradebook, MissingEntry
 
     from autograder.grading.gradebook import sqlite_url
@@ -424,7 +425,7 @@ def zero_unconfirmed(gradebook: Path, student: str, confirmed: Mapping[str, bool
                     continue
                 if confirmed.get(grade.name, True) is False:
                     grade.auto_score = 0.0
-                    unconfirmed.setdefault(nb.name[:2], []).append(grade.name)
+                    unconfirmed.setdefault(lecture_of(nb.name), []).append(grade.name)
         gb.db.commit()
     return problem_lines(unconfirmed)
 
@@ -446,10 +447,10 @@ def wait_for_reference(path: Path, limit: float = REFERENCE_WAIT) -> dict:
     return data
 
 
-def check_submission(job: dict, files: Mapping[str, str], answers: Mapping[str, str],
-                     gradebook: Path, student: str) -> list[str]:
-    """The check for one graded student in a worker: confirm against the reference (job["verify"]
-    names its file), zero what is not confirmed; the problem lines."""
-    confirmed = confirm(Path(job["course"]), files, answers, wait_for_reference(Path(job["verify"])),
-                        unsafe=bool(job.get("unsafe")))
+def check_submission(job: Job, files: Mapping[str, str], answers: Mapping[str, str],
+                     gradebook: Path, student: str) -> list[Problem]:
+    """The check for one graded student in a worker: confirm against the reference (job.verify
+    names its file), zero what is not confirmed; the problems."""
+    confirmed = confirm(job.course, files, answers, wait_for_reference(job.verify),
+                        unsafe=job.unsafe)
     return zero_unconfirmed(gradebook, student, confirmed)

@@ -8,9 +8,11 @@ a cell that kills the kernel or ignores the interrupt scores 0, and the kernel i
 the cells before it run again, so that the cells after it are graded on their own. Each kernel
 runs in the sandbox (bwrap.py), forked from a zygote of the student's that has already
 imported ipykernel and the SDK, and is reached over unix sockets in a runtime folder of theirs;
-a notebook's output is capped at OUTPUT_LIMIT bytes and its time at NOTEBOOK_LIMIT seconds. The
-kernels' own stderr goes to the student's log, and student code that kills its worker costs only
-that student's job.
+a notebook's output is capped at OUTPUT_LIMIT bytes and its time at NOTEBOOK_LIMIT seconds
+(autograder/limits.py). What a student's kernels need (their log, runtime folder, notebooks,
+time limit) is one frozen `KernelSettings`, handed to GuardedExecute through nbgrader's config.
+The kernels' own stderr goes to the student's log, and student code that kills its worker costs
+only that student's job. Jobs and outcomes cross the pipe as JSON (records.py).
 """
 
 import contextlib
@@ -29,6 +31,7 @@ import time
 import uuid
 import warnings
 from collections.abc import Iterable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 if __name__ == "__main__":
@@ -37,15 +40,19 @@ if __name__ == "__main__":
     # per worker, saved by not letting it find their package.
     sys.modules.setdefault("rfc3987_syntax", None)
 
+from autograder import limits
 from autograder.authoring import notebooks, release
 from autograder.check import independent
+from autograder.course import Course, lecture_of
+from autograder.grading import records
+from autograder.grading.records import Job, Outcome, Problem, problem
+from autograder.limits import JOB_LIMIT, MAX_RESTARTS, MESSAGE_LIMIT, NOTEBOOK_LIMIT, OUTPUT_LIMIT
 from autograder.sandbox import bwrap
 
-COURSE_ID = "nano"
-JOB_LIMIT = 1800  # seconds one student may take before their worker is stopped
+COURSE_ID = release.COURSE_ID  # nbgrader's course id in every gradebook grading writes
 
 
-def run(jobs: Iterable[tuple[str, dict]], workers: int, logs: Path):
+def run(jobs: Iterable[tuple[str, Job]], workers: int, logs: Path):
     """Yield (student, outcome) as each job finishes, `workers` at a time.
 
     `jobs` may be a generator: it is drained by a thread of its own, so that the first students
@@ -112,10 +119,9 @@ def run(jobs: Iterable[tuple[str, dict]], workers: int, logs: Path):
         thread.join()
 
 
-def gave_up(job: dict) -> dict:
+def gave_up(job: Job) -> Outcome:
     """The outcome of a job whose grading process died (or was stopped) on both tries."""
-    return {"problems": job["problems"] + [f"the grading process died or ran past {JOB_LIMIT} s "
-                                           "twice: not graded"], "failed": True}
+    return records.failed(job, f"the grading process died or ran past {JOB_LIMIT} s twice: not graded")
 
 
 class Worker:
@@ -131,16 +137,16 @@ class Worker:
                                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=err,
                                          text=True, env=env, start_new_session=True)
 
-    def run(self, job: dict, limit: float) -> dict | None:
+    def run(self, job: Job, limit: float) -> Outcome | None:
         """The job's outcome, or None if the worker died or ran past `limit` seconds."""
         timer = threading.Timer(limit, self.close)
         timer.start()
         try:
-            self.proc.stdin.write(json.dumps(job) + "\n")
+            self.proc.stdin.write(job.to_json() + "\n")
             self.proc.stdin.flush()
             for line in self.proc.stdout:
                 if line.startswith(self.MARK):
-                    return json.loads(line[len(self.MARK):])
+                    return Outcome.from_json(line[len(self.MARK):])
         except (OSError, ValueError):
             pass
         finally:
@@ -169,13 +175,12 @@ def main() -> None:
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     for line in sys.stdin:
-        job = json.loads(line)
+        job = Job.from_json(line)
         try:
             outcome = grade_one(job)
         except Exception as exc:  # a bad submission must not stop the batch
-            outcome = {"problems": job["problems"] + [f"grading failed: {type(exc).__name__}: {exc}"],
-                       "failed": True}
-        channel.write(Worker.MARK + json.dumps(outcome) + "\n")
+            outcome = records.failed(job, f"grading failed: {type(exc).__name__}: {exc}")
+        channel.write(Worker.MARK + outcome.to_json() + "\n")
         channel.flush()
 
 
@@ -192,85 +197,92 @@ def _exit_with_parent() -> None:
     threading.Thread(target=watch, daemon=True).start()
 
 
-def grade_one(job: dict) -> dict:
+def grade_one(job: Job) -> Outcome:
     """Autograde one student in their private course (see `_autograde_runs`), each kernel
-    sandboxed unless job["unsafe"]. Runs in a worker process; returns plain data."""
+    sandboxed unless job.unsafe. Runs in a worker process."""
     from traitlets.config.loader import PyFileConfigLoader
 
     from autograder.grading.gradebook import sqlite_url
 
     started = time.monotonic()
-    course, private, student = Path(job["course"]), Path(job["private"]), job["student"]
-    config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
-    config.CourseDirectory.root = str(private)
-    config.CourseDirectory.db_url = sqlite_url(private / "gradebook.db")  # never the course's own
-    config.CourseDirectory.course_id = COURSE_ID
-    if job.get("timeout"):
-        config.Execute.timeout = int(job["timeout"])
+    course = Course.at(job.course)
+    config = PyFileConfigLoader("nbgrader_config.py", path=str(course.root)).load_config()
+    config.CourseDirectory.root = str(job.private)
+    config.CourseDirectory.db_url = sqlite_url(job.private / "gradebook.db")  # never the course's own
+    config.CourseDirectory.course_id = course.course_id
+    timeout = job.timeout or course.cell_timeout
+    config.Execute.timeout = timeout
     config.Autograde.autograde_preprocessors = _preprocessors()
-    timeout = config.Execute.timeout if "timeout" in config.Execute else 30
-    execute, manager = _execute_classes()
-    execute.notebook_limit = int(job.get("notebook_limit") or NOTEBOOK_LIMIT)
-    manager.stderr_path = str(private / "kernels.log")
-    # The kernels' unix sockets: a short path (sun_path holds 107 bytes), bound into the sandbox.
-    manager.runtime = None if job.get("unsafe") else Path(tempfile.mkdtemp(prefix="nano-ipc-"))
-    manager.use_zygote = True
+    work = job.private / "submitted" / job.student / course.assignment
+    present = [name for name in course.notebooks if (work / f"{name}.ipynb").is_file()]
+    settings = KernelSettings(
+        stderr_path=str(job.private / "kernels.log"),
+        # The kernels' unix sockets: a short path (sun_path holds 107 bytes), bound into the sandbox.
+        runtime=None if job.unsafe else Path(tempfile.mkdtemp(prefix="nano-ipc-")),
+        notebooks=tuple(f"{name}.ipynb" for name in present),
+        notebook_limit=job.notebook_limit or NOTEBOOK_LIMIT)
+    config.GuardedExecute.settings = settings
     try:
-        return _autograde(job, config, timeout, started)
+        return _autograde(job, course, config, present, settings, started)
     finally:
-        manager.close_zygote()
-        if manager.runtime is not None:
-            bwrap.settle(manager.runtime)
-            shutil.rmtree(manager.runtime, ignore_errors=True)
+        settings.zygotes.close()
+        if settings.runtime is not None:
+            bwrap.settle(settings.runtime)
+            shutil.rmtree(settings.runtime, ignore_errors=True)
 
 
-def _autograde(job: dict, config, timeout: int, started: float) -> dict:
+def _autograde(job: Job, course: Course, config, present: list[str], settings: "KernelSettings",
+               started: float) -> Outcome:
     from nbgrader.api import Gradebook, MissingEntry
     from nbgrader.apps import NbGraderAPI
-    course, private, student = Path(job["course"]), Path(job["private"]), job["student"]
 
-    with Gradebook(config.CourseDirectory.db_url, COURSE_ID) as gb:
+    with Gradebook(config.CourseDirectory.db_url, course.course_id) as gb:
         try:
-            gb.remove_submission(release.ASSIGNMENT, student)  # a fresh grade, not last time's
+            gb.remove_submission(course.assignment, job.student)  # a fresh grade, not last time's
         except MissingEntry:
             pass
     api = NbGraderAPI(config=config)
-    work = private / "submitted" / student / release.ASSIGNMENT
-    problems, logs = list(job["problems"]), []
-    present = sorted(p.stem for p in work.glob("*.ipynb")
-                     if (course / "release" / release.ASSIGNMENT / p.name).is_file())
-    _execute_classes()[1].notebooks = [f"{name}.ipynb" for name in present]
+    work = job.private / "submitted" / job.student / course.assignment
+    problems: list[Problem] = list(job.problems)
+    logs: list[str] = []
     # The independent check reads the hand-in now, before any of it runs (see independent.py).
-    checked = independent.student_files(work) if job.get("verify") else None
-    for name, result in _autograde_runs(api, student, present):  # none: the merge records zeros
+    checked = independent.student_files(work) if job.verify else None
+    deadline = started + len(present) * limits.LIMITS.per_notebook + limits.ZYGOTE_START
+    for name, result in _autograde_runs(api, job.student, present, settings, deadline):
         logs.append(f"==== nbgrader autograde {name}\n{result.get('log', '')}{result.get('error') or ''}")
         if not result["success"] and name != ALL:
             last = [line for line in (result.get("error") or result.get("log") or "").splitlines()
                     if line.strip()]
-            problems.append(f"{name[:2]}: nbgrader could not grade it"
-                            f" ({(last[-1] if last else 'no reason given')[:100]})")
-    graded = private / "autograded" / student / release.ASSIGNMENT
+            problems.append(problem(f"nbgrader could not grade it ({(last[-1] if last else 'no reason given')[:100]})",
+                                    records.NBGRADER, lecture_of(name)))
+    graded = job.private / "autograded" / job.student / course.assignment
     for name in present:
-        problems += _execution_problems(graded / f"{name}.ipynb", name[:2], timeout,
-                                        _execute_classes()[0].notebook_limit)
+        problems += _execution_problems(graded / f"{name}.ipynb", lecture_of(name), timeout_of(config),
+                                        settings.notebook_limit)
     if checked is not None:
-        problems += independent.check_submission(job, *checked, private / "gradebook.db", student)
-    kernels = private / "kernels.log"
+        problems += independent.check_submission(job, *checked, job.private / "gradebook.db", job.student)
+    kernels = job.private / "kernels.log"
     if kernels.is_file():
         logs.append("==== kernels' own stderr\n" + kernels.read_text(errors="replace"))
-    return {"problems": problems, "log": "\n".join(logs), "seconds": time.monotonic() - started}
+    return Outcome(tuple(problems), log="\n".join(logs), seconds=time.monotonic() - started)
+
+
+def timeout_of(config) -> int:
+    return int(config.Execute.timeout) if "timeout" in config.Execute else limits.CELL_TIMEOUT
 
 
 ALL = "all notebooks"
 
 
-def _autograde_runs(api, student: str, names: list[str]) -> list[tuple[str, dict]]:
+def _autograde_runs(api, student: str, names: list[str], settings: "KernelSettings",
+                    deadline: float = float("inf")) -> list[tuple[str, dict]]:
     """Run nbgrader's Autograde on the student's notebooks `names`; return (what, result) pairs.
 
     First all of them in one run, as `nbgrader autograde` does: one app, one copy of the source
     files, the kernels one after another. Only if that run fails (nbgrader then drops the whole
     student) is each notebook graded again in a run of its own, so that a notebook nbgrader
-    cannot finish costs only itself.
+    cannot finish costs only itself; but only while a whole notebook's time (limits.py) fits
+    before `deadline`, so that the job keeps within its limit: the others are not graded again.
     """
     from nbgrader.converters import Autograde
     from nbgrader.utils import capture_log, temp_attrs
@@ -283,14 +295,20 @@ def _autograde_runs(api, student: str, names: list[str]) -> list[tuple[str, dict
             try:
                 return capture_log(app)
             finally:  # a later run may remove the folder its kernels were forked into
-                _execute_classes()[1].close_zygote()
+                settings.zygotes.close()
 
     if not names:
         return []
     together = autograde("*" if len(names) > 1 else names[0])
     if together["success"] or len(names) == 1:
         return [(ALL if len(names) > 1 else names[0], together)]
-    return [(ALL, together)] + [(name, autograde(name)) for name in names]
+    runs = [(ALL, together)]
+    for name in names:
+        if time.monotonic() + limits.LIMITS.per_notebook > deadline:
+            runs.append((name, {"success": False, "error": "no time was left to grade it again on its own"}))
+        else:
+            runs.append((name, autograde(name)))
+    return runs
 
 
 def scratch_gradebooks() -> None:
@@ -307,7 +325,7 @@ def scratch_gradebooks() -> None:
             connection.execute("PRAGMA synchronous=OFF")
 
 
-def _execution_problems(path: Path, number: str, timeout: int, limit: int | None = None) -> list[str]:
+def _execution_problems(path: Path, number: str, timeout: int, limit: int | None = None) -> list[Problem]:
     """What went wrong while running one autograded notebook: timeouts (of a cell, or of the
     notebook: `limit` seconds), a dead or hung kernel."""
     limit = limit or NOTEBOOK_LIMIT
@@ -330,18 +348,21 @@ def _execution_problems(path: Path, number: str, timeout: int, limit: int | None
     def listed(places: list[str]) -> str:
         return ", ".join(places[:3]) + (f" and {len(places) - 3} more" if len(places) > 3 else "")
 
+    def found(message: str, places: list[str]) -> Problem:
+        return problem(message, records.EXECUTION, number, [p for p in places if not p.startswith("cell ")])
+
     problems = []
     if late:
-        problems.append(f"{number}: {listed(late)} ran past the {timeout} s limit (interrupted, scores 0)")
+        problems.append(found(f"{listed(late)} ran past the {timeout} s limit (interrupted, scores 0)", late))
     if died or deaf:
         what = ([f"the kernel died at {listed(died)}"] if died else []) + \
                ([f"{listed(deaf)} ran past {timeout} s and ignored the interrupt"] if deaf else [])
-        problems.append(f"{number}: {' and '.join(what)}"
-                        + ("; the rest of the notebook scored 0" if stopped
-                           else " (the kernel was restarted; the cells after it were graded)"))
+        problems.append(found(" and ".join(what)
+                              + ("; the rest of the notebook scored 0" if stopped
+                                 else " (the kernel was restarted; the cells after it were graded)"), died + deaf))
     if cut:
-        problems.append(f"{number}: the notebook ran past its {limit} s limit: {listed(cut)}"
-                        " interrupted or not run (scores 0)")
+        problems.append(found(f"the notebook ran past its {limit} s limit: {listed(cut)}"
+                              " interrupted or not run (scores 0)", cut))
     return problems
 
 
@@ -352,10 +373,35 @@ KERNEL_DIED = "DeadKernelError"
 KERNEL_HUNG = "KernelUnresponsive"
 NOT_RUN = "NotRun"
 TOO_LONG = "NotebookTimeLimit"
-MAX_RESTARTS = 3  # kernel restarts per notebook before the rest of it scores 0
-NOTEBOOK_LIMIT = 600  # seconds a notebook may run in all, cells and restarts; the rest scores 0
-OUTPUT_LIMIT = 1_000_000  # bytes of output a notebook may record (see GuardedExecute)
-MESSAGE_LIMIT = 64_000_000  # bytes of one message from a kernel; a larger one is dropped
+
+
+class Zygotes:
+    """The live zygote of one student's kernels (bwrap.Zygote), made by their first kernel and
+    shared by the rest; not a setting but a resource, so a copy of it is itself (traitlets
+    deep-copies the values of a config)."""
+
+    def __init__(self) -> None:
+        self.zygote = None  # the live bwrap.Zygote
+        self.usable = True  # False once one failed to start: this student's kernels start on their own
+
+    def __deepcopy__(self, memo) -> "Zygotes":
+        return self
+
+    def close(self) -> None:
+        zygote, self.zygote = self.zygote, None
+        if zygote is not None:
+            zygote.close()
+
+
+@dataclass(frozen=True)
+class KernelSettings:
+    """What one student's kernels run with: config.GuardedExecute.settings, set by grade_one."""
+
+    stderr_path: str = os.devnull  # the kernels' own stderr: the student's grading log
+    runtime: Path | None = None  # their unix sockets' folder, bound into the sandbox; None: --unsafe
+    notebooks: tuple[str, ...] = ()  # the notebooks nbgrader will write in their folder (hidden from them)
+    notebook_limit: int = NOTEBOOK_LIMIT  # seconds a notebook may run in all
+    zygotes: Zygotes = field(default_factory=Zygotes, compare=False)
 
 
 def _size(msg: dict) -> int:
@@ -381,46 +427,45 @@ def _execute_classes():
     from jupyter_core.utils import run_sync
     from nbformat import NotebookNode
     from nbgrader.preprocessors import Execute
+    from traitlets import Instance
 
     class QuietKernelManager(AsyncKernelManager):
         """A kernel whose own stderr (crash dumps, warnings) goes to the student's grading log
-        instead of the instructor's terminal, and which runs in the sandbox when `runtime` is
-        set: forked from the student's bwrap.Zygote (as root; else launched through
+        instead of the instructor's terminal, and which runs in the sandbox when its settings'
+        `runtime` is set: forked from the student's bwrap.Zygote (as root; else launched through
         bwrap.wrap) with its cwd (the autograded copy of the workspace) and `runtime` as the
         only writable folders, reached over unix sockets in `runtime`, and interrupted by a
         message (a signal cannot cross into the sandbox's session). The notebooks in its cwd
-        cannot be read: nbgrader has put the hidden tests back into them."""
+        cannot be read: nbgrader has put the hidden tests back into them. GuardedExecute gives
+        each its student's KernelSettings."""
 
-        stderr_path = os.devnull  # set per student by grade_one
-        runtime: Path | None = None  # set per student by grade_one; None: not sandboxed (--unsafe)
-        notebooks: list[str] = []  # set per student by grade_one: the notebooks nbgrader will write
-        use_zygote = True  # per student: False once a zygote failed to start
-        zygote = None  # the student's live bwrap.Zygote, made by the first kernel of a run
+        settings = KernelSettings()  # replaced by GuardedExecute.create_kernel_manager
 
         async def _async_pre_start_kernel(self, **kw):
-            if QuietKernelManager.runtime is not None and self.transport != "ipc":
+            runtime = self.settings.runtime
+            if runtime is not None and self.transport != "ipc":
                 name = f"kernel-{uuid.uuid4().hex[:8]}"
-                self.transport, self.ip = "ipc", str(QuietKernelManager.runtime / name)
-                self.connection_file = str(QuietKernelManager.runtime / f"{name}.json")
+                self.transport, self.ip = "ipc", str(runtime / name)
+                self.connection_file = str(runtime / f"{name}.json")
             return await super()._async_pre_start_kernel(**kw)
 
         async def _async_launch_kernel(self, kernel_cmd, **kw):
             line = None  # a forked kernel's line to its zygote, which the relay started here keeps
-            if QuietKernelManager.runtime is not None:
+            if self.settings.runtime is not None:
                 self.kernel_spec.interrupt_mode = "message"
                 cwd = Path(kw.get("cwd") or os.getcwd())
                 shown = sorted(cwd.glob("*.ipynb"))
-                zygote = QuietKernelManager._zygote(cwd, shown, kw.get("env"), kernel_cmd)
+                zygote = self._zygote(cwd, shown, kw.get("env"), kernel_cmd)
                 if zygote is not None:
                     try:
                         kernel_cmd, line = zygote.spawn(kernel_cmd[2], kernel_cmd[3:])
                         kw["pass_fds"] = (line.fileno(),)
                     except RuntimeError as exc:  # it died: this student's kernels start on their own
-                        QuietKernelManager._give_up(exc)
+                        self._give_up(exc)
                 if line is None:
-                    kernel_cmd = bwrap.wrap(kernel_cmd, workdir=cwd, writable=[QuietKernelManager.runtime],
-                                              env=kw.get("env"), hide=shown)
-            with open(QuietKernelManager.stderr_path, "ab") as log:
+                    kernel_cmd = bwrap.wrap(kernel_cmd, workdir=cwd, writable=[self.settings.runtime],
+                                            env=kw.get("env"), hide=shown)
+            with open(self.settings.stderr_path, "ab") as log:
                 kw["stderr"] = log  # the kernel keeps its own copy of the file descriptor
                 try:
                     return await super()._async_launch_kernel(kernel_cmd, **kw)
@@ -428,38 +473,31 @@ def _execute_classes():
                     if line is not None:
                         line.close()
 
-        @classmethod
-        def _zygote(cls, cwd: Path, shown: list[Path], env, kernel_cmd: list[str]):
+        def _zygote(self, cwd: Path, shown: list[Path], env, kernel_cmd: list[str]):
             """The student's zygote for a kernel in `cwd` (made on first use: see bwrap.Zygote),
             or None where kernels start on their own: not root, another kernel than this Python's
             ipykernel, or a zygote that cannot start. It hides the notebooks in `cwd` and those
-            nbgrader will write there (`notebooks`), so it serves every notebook of the run."""
-            if (os.geteuid() != 0 or not cls.use_zygote or kernel_cmd[1:3] != ["-m", "ipykernel_launcher"]
+            nbgrader will write there (settings.notebooks), so it serves every notebook of the run."""
+            settings, zygotes = self.settings, self.settings.zygotes
+            if (os.geteuid() != 0 or not zygotes.usable or kernel_cmd[1:3] != ["-m", "ipykernel_launcher"]
                     or os.path.realpath(kernel_cmd[0]) != os.path.realpath(sys.executable)):
                 return None
-            if cls.zygote is not None and cls.zygote.serves(cwd, shown, env):
-                return cls.zygote
-            cls.close_zygote()
+            if zygotes.zygote is not None and zygotes.zygote.serves(cwd, shown, env):
+                return zygotes.zygote
+            zygotes.close()
             try:
-                with open(cls.stderr_path, "ab") as log:
-                    cls.zygote = bwrap.Zygote(cwd, writable=[cls.runtime], env=env, stderr=log,
-                                                hide=sorted({*shown, *(cwd / name for name in cls.notebooks)}))
+                with open(settings.stderr_path, "ab") as log:
+                    zygotes.zygote = bwrap.Zygote(cwd, writable=[settings.runtime], env=env, stderr=log,
+                                                  hide=sorted({*shown, *(cwd / name for name in settings.notebooks)}))
             except RuntimeError as exc:
-                cls._give_up(exc)
-            return cls.zygote
+                self._give_up(exc)
+            return zygotes.zygote
 
-        @classmethod
-        def _give_up(cls, exc: Exception) -> None:
-            with open(cls.stderr_path, "a") as log:
+        def _give_up(self, exc: Exception) -> None:
+            with open(self.settings.stderr_path, "a") as log:
                 print(f"[grading: {exc}; each kernel starts on its own]", file=log)
-            cls.close_zygote()
-            cls.use_zygote = False
-
-        @classmethod
-        def close_zygote(cls) -> None:
-            zygote, cls.zygote = cls.zygote, None
-            if zygote is not None:
-                zygote.close()
+            self.settings.zygotes.close()
+            self.settings.zygotes.usable = False
 
         def client(self, **kwargs):
             kc = super().client(**kwargs)
@@ -478,11 +516,20 @@ def _execute_classes():
         Past OUTPUT_LIMIT bytes of output, only what decides a grade is kept (errors, stderr,
         a cell's value), shortened, after a note saying so."""
 
-        notebook_limit = NOTEBOOK_LIMIT  # set per job by grade_one
+        settings = Instance(KernelSettings, args=(), help="the student's kernel settings").tag(config=True)
 
         def __init__(self, *args, **kwargs):
             super().__init__(*args, **kwargs)
             self.kernel_manager_class = QuietKernelManager
+
+        @property
+        def notebook_limit(self) -> int:
+            return self.settings.notebook_limit
+
+        def create_kernel_manager(self):
+            km = super().create_kernel_manager()
+            km.settings = self.settings
+            return km
 
         def preprocess(self, nb, resources=None, km=None):
             self._stopped, self._skip, self._restarts = None, set(), 0
@@ -493,7 +540,7 @@ def _execute_classes():
             try:
                 return super().preprocess(nb, resources, km)
             finally:  # the kernel is gone: nothing it left may be followed by nbgrader's writes
-                if QuietKernelManager.runtime is not None and path:
+                if self.settings.runtime is not None and path:
                     bwrap.settle(Path(path))
 
         def _get_timeout(self, cell):

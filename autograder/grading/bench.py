@@ -101,7 +101,7 @@ def cell_scores(gradebook: Path) -> dict[tuple[str, str, str], tuple]:
     from nbgrader.api import Gradebook
 
     scores = {}
-    with grade.worker.quiet(), Gradebook(gradebook_url(gradebook), grade.COURSE_ID) as gb:
+    with grade.autograde.quiet(), Gradebook(gradebook_url(gradebook), grade.COURSE_ID) as gb:
         for submission in gb.find_assignment(release.ASSIGNMENT).submissions:
             for notebook in submission.notebooks:
                 for cell in notebook.grades:

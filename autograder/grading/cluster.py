@@ -3,8 +3,9 @@
 `run` has the shape of autograde.run (it yields (student, outcome) as students finish), but each
 student is a Dask task, `attempt`, run by whichever worker the scheduler picks. The task grades
 in a child `python -m autograder.grading.autograde` process, as a local worker does, so student code can
-kill or poison only that child, never the Dask worker; it returns plain data, and the process
-that called `run` merges it into the gradebook, of which it stays the only writer.
+kill or poison only that child, never the Dask worker. The task's job and outcome are records.Job
+and records.Outcome as JSON text, and the process that called `run` merges the outcome into the
+gradebook, of which it stays the only writer.
 
 What the cluster needs: the course folder on a filesystem that every worker sees at the same
 path (NFS, say), and nano-course installed in the workers' Python environment.
@@ -23,10 +24,11 @@ import threading
 import uuid
 from pathlib import Path
 
-from autograder.grading import autograde
+from autograder.grading import autograde, records
+from autograder.grading.records import Job, Outcome
+from autograder.limits import CONNECT_TIMEOUT
 
 ATTEMPTS = ".attempts"  # beside the staged private courses: one private course per attempt
-CONNECT_TIMEOUT = 30  # seconds to reach the scheduler
 
 
 class ClusterError(RuntimeError):
@@ -44,7 +46,7 @@ def connect(scheduler: str):
         raise ClusterError(f"cannot reach the Dask scheduler at {scheduler}: {reason}") from None
 
 
-def run(jobs: dict[str, dict], client, logs: Path):
+def run(jobs: dict[str, Job], client, logs: Path):
     """Yield (student, outcome) as each job finishes on the cluster of `client`, then close it.
 
     A task that fails for good (its workers kept dying, the cluster went away) is reported as
@@ -54,41 +56,41 @@ def run(jobs: dict[str, dict], client, logs: Path):
 
     logs.mkdir(parents=True, exist_ok=True)
     try:
-        futures = {client.submit(attempt, job, str(logs), pure=False,
+        futures = {client.submit(attempt, job.to_json(), str(logs), pure=False,
                                  key=f"nano-grade-{student}-{uuid.uuid4().hex[:8]}"): student
                    for student, job in jobs.items()}
         for future in as_completed(futures, loop=client.loop):
             student = futures[future]
             try:
-                outcome = future.result()
+                outcome = Outcome.from_json(future.result())
             except Exception as exc:  # KilledWorker, a lost scheduler, a worker without the course
                 reason = (str(exc).strip().splitlines() or [""])[0][:200]
-                outcome = {"problems": jobs[student]["problems"] + [
-                    f"the cluster could not grade it ({type(exc).__name__}: {reason}): not graded"],
-                    "failed": True}
+                outcome = records.failed(jobs[student], f"the cluster could not grade it "
+                                                        f"({type(exc).__name__}: {reason}): not graded")
             yield student, outcome
     finally:
         client.close()
 
 
-def attempt(job: dict, logs: str) -> dict:
-    """One try at grading one student, on a Dask worker: in a private course of its own, by a
-    grading process (a fresh one tried once more if student code kills it). Returns the
-    outcome, plain data, with `private` naming the course it was graded in."""
-    staged = Path(job["private"])
+def attempt(job: str, logs: str) -> str:
+    """One try at grading one student (a records.Job as JSON), on a Dask worker: in a private
+    course of its own, by a grading process (a fresh one tried once more if student code kills
+    it). Returns the records.Outcome as JSON, naming the private course it was graded in."""
+    job = Job.from_json(job)
+    staged = job.private
     if not staged.is_dir():
         raise ClusterError(f"the worker on {socket.gethostname()} does not see {staged}: the course "
                            "folder must be on a filesystem that every worker shares, at the same path")
-    private = staged.parent / ATTEMPTS / f"{job['student']}-{uuid.uuid4().hex[:12]}"
+    private = staged.parent / ATTEMPTS / f"{job.student}-{uuid.uuid4().hex[:12]}"
     shutil.copytree(staged, private, symlinks=True)
-    job = {**job, "private": str(private)}
+    job = job.elsewhere(private)
     Path(logs).mkdir(parents=True, exist_ok=True)
     outcome = None
     for _try in range(2):
         outcome = _grader(Path(logs) / "workers.txt").run(job, autograde.JOB_LIMIT)
         if outcome is not None:
             break
-    return {**(outcome or autograde.gave_up(job)), "private": str(private)}
+    return (outcome or autograde.gave_up(job)).graded_in(private).to_json()
 
 
 _graders: dict[tuple[int, str], autograde.Worker] = {}

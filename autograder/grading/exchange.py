@@ -19,6 +19,7 @@ import shutil
 from pathlib import Path
 
 from autograder.authoring import release
+from autograder.course import Course
 
 SUBMISSION_FILES = ("timestamp.txt", "submission_secret.txt")  # what release_feedback reads
 BODY = re.compile(r"<body[^>]*>(.*)</body>", re.DOTALL | re.IGNORECASE)
@@ -48,8 +49,8 @@ def _place(course: Path, student: str) -> bool:
         shutil.rmtree(folder)
     folder.mkdir()
     index = (pages / "index.html").read_text(encoding="utf-8")
-    for released in sorted((course / "release" / release.ASSIGNMENT).glob("*.ipynb")):
-        page = pages / f"{released.stem}.html"
+    for name in Course.at(course).notebooks:
+        page = pages / f"{name}.html"
         if page.is_file():
             (folder / page.name).write_text(with_overview(page.read_text(encoding="utf-8"), index),
                                             encoding="utf-8")

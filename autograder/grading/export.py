@@ -15,7 +15,7 @@ import csv
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.authoring import release
+from autograder.course import Course
 from autograder.grading import grade
 
 CANVAS_FILE = "canvas.csv"
@@ -93,13 +93,13 @@ class Export:
 def items(course: Path, total: bool = False) -> list[Item]:
     """The grade columns: one per lecture with its points from the course's release, or one for
     the whole assignment (their sum)."""
-    points = grade.max_points(course)
+    facts = Course.at(course)
+    points = facts.max_points()
     if not points:
-        raise ValueError(f"{course} is not a built course: it has no release/{release.ASSIGNMENT}/*.ipynb")
-    names = {number: stem for stem, number in grade.lectures_of(course).items()}
+        raise ValueError(f"{course} is not a built course: it has no release/{facts.assignment}/*.ipynb")
     if total:
-        return [Item(release.ASSIGNMENT, round(sum(points.values()), 2), None)]
-    return [Item(f"{release.ASSIGNMENT} {names[number]}", points[number], number) for number in sorted(points)]
+        return [Item(facts.assignment, round(sum(points.values()), 2), None)]
+    return [Item(f"{facts.assignment} {facts.notebook(number)}", points[number], number) for number in sorted(points)]
 
 
 def read_roster(path: Path) -> dict[str, Person]:

@@ -32,6 +32,7 @@ from pathlib import Path
 
 from autograder.authoring import notebooks, release
 from autograder.check import independent
+from autograder.course import Course
 
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 64rem; margin: 2rem auto; padding: 0 1rem;
@@ -429,16 +430,16 @@ def write_student(course: Path, grade) -> Path:
         shutil.rmtree(folder)
     folder.mkdir(parents=True)
     esc = html.escape
-    lectures = sorted((course / "release" / release.ASSIGNMENT).glob("*.ipynb"))
+    facts = Course.at(course)
     rows = []
     total_points = 0.0
-    for released in lectures:
-        number, name = released.stem[:2], released.stem
+    for name, number in facts.lectures.items():
+        released = facts.release_dir / f"{name}.ipynb"
         title = title_of(_course_notebook(released)) or name
         found = behaviours(course, grade.student, name) if grade.graded else None
         points = sum(notebooks.points(_course_notebook(released)).values())
         total_points += points
-        said = [p[4:] for p in grade.problems if p.startswith(f"{number}: ")]
+        said = [p.message for p in grade.about(number)]
         passed = sum(1 for b in found or [] if b.status == "pass")
         reread = sorted({_section_number(b.section) for b in found or []
                          if b.status != "pass" and b.section}, key=int)
@@ -451,7 +452,7 @@ def write_student(course: Path, grade) -> Path:
     problems = ""
     if grade.problems:
         problems = ("<div class=\"problems\"><p>What the grader found in your hand-in:</p><ul>"
-                    + "".join(f"<li>{esc(p)}</li>" for p in grade.problems) + "</ul></div>")
+                    + "".join(f"<li>{esc(str(p))}</li>" for p in grade.problems) + "</ul></div>")
     if not grade.graded:
         problems += "<p>Your hand-in could not be graded, so every lecture scores 0.</p>"
     body = (f"<h1>Feedback for {esc(grade.student)}</h1>\n"

@@ -36,11 +36,13 @@ from pathlib import Path
 
 from autograder.authoring import notebooks, release
 from autograder.check import independent
-from autograder.grading import autograde, gradebook, intake
+from autograder.course import Course, lecture_of
+from autograder.grading import autograde, gradebook, intake, records
+from autograder.grading.records import Job, Outcome, Problem, problem
 from autograder.sandbox import bwrap
 
 STUDENT_ID = intake.STUDENT_ID
-COURSE_ID = autograde.COURSE_ID
+COURSE_ID = release.COURSE_ID
 SCRATCH = ".grading"  # private course copies live here while their student is graded
 TEMPLATE = ".gradebook.db"  # in SCRATCH: the assignment's structure, copied for each student
 REFERENCE = ".reference.json"  # in SCRATCH: the reference's observations, for the workers' check
@@ -48,14 +50,11 @@ REFERENCE = ".reference.json"  # in SCRATCH: the reference's observations, for t
 
 @dataclass(frozen=True)
 class Grade:
-    """One student's result: points per lecture ("01".."06"), and what went wrong, if anything.
-
-    Each problem that belongs to one lecture starts with its number ("02: ...").
-    """
+    """One student's result: points per lecture ("01".."06"), and what went wrong, if anything."""
 
     student: str
     scores: dict[str, float] = field(default_factory=dict)
-    problems: tuple[str, ...] = ()
+    problems: tuple[Problem, ...] = ()
     graded: bool = True
 
     @property
@@ -64,19 +63,22 @@ class Grade:
 
     @property
     def problem(self) -> str:
-        return "; ".join(self.problems)
+        """The problem column: each problem as a line of its own would say it ("02: ..."), joined."""
+        return "; ".join(str(p) for p in self.problems)
+
+    def about(self, lecture: str) -> list[Problem]:
+        """The problems that belong to lecture `lecture` ("02")."""
+        return [p for p in self.problems if p.lecture == lecture]
 
 
 def lectures_of(course: Path) -> dict[str, str]:
     """Notebook name -> lecture number ("01-shape-of-an-agent" -> "01") of the course's release."""
-    names = sorted(p.stem for p in (course / "release" / release.ASSIGNMENT).glob("*.ipynb"))
-    return {name: name[:2] for name in names}
+    return Course.at(course).lectures
 
 
 def max_points(course: Path) -> dict[str, float]:
     """Lecture number -> the points its notebook awards."""
-    return {nb.stem[:2]: round(sum(notebooks.points(notebooks.load(nb)).values()), 2)
-            for nb in sorted((course / "release" / release.ASSIGNMENT).glob("*.ipynb"))}
+    return Course.at(course).max_points()
 
 
 def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
@@ -106,6 +108,7 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
     if not (course / "release" / release.ASSIGNMENT).is_dir():
         echo(f"building the course in {course} ...")
         release.build_course(course, db_url=db_url)
+    facts = Course.at(course)
     release.nbgrader_api(course)  # checks the config and puts alembic on PATH
     course_db = gradebook.url(course)
     if db_url and db_url != course_db:
@@ -117,9 +120,9 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
         from autograder.grading import cluster
 
         client = cluster.connect(scheduler)
-    lectures = lectures_of(course)
-    numbers = sorted(set(lectures.values()))
-    out_of = sum(max_points(course).values())
+    lectures = facts.lectures
+    numbers = facts.numbers
+    out_of = sum(facts.max_points().values())
     before = set(held(course, lectures))  # students with a grade from an earlier run
     earlier = earlier_problems(course)  # read now: a damaged file stops the run before it starts
     for note in notes:
@@ -156,24 +159,25 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
         for hand_in in hand_ins:
             zeros = {k: 0.0 for k in numbers}
             if hand_in.problem:
-                report(Grade(hand_in.student, zeros, (hand_in.problem,), graded=False))
+                report(Grade(hand_in.student, zeros, (problem(hand_in.problem, records.REFUSED),), graded=False))
                 continue
             try:
-                found = intake.stage(hand_in, course / "submitted" / hand_in.student / release.ASSIGNMENT)
+                found = [problem(said, records.REPAIRED)
+                         for said in intake.stage(hand_in, course / "submitted" / hand_in.student / facts.assignment)]
                 found += _prepare(course, hand_in.student)
             except intake.IntakeError as exc:
-                report(Grade(hand_in.student, zeros, (str(exc),), graded=False))
+                report(Grade(hand_in.student, zeros, (problem(str(exc), records.REFUSED),), graded=False))
                 continue
             except Exception as exc:  # a bad submission must not stop the batch
-                report(Grade(hand_in.student, zeros, (f"could not be read: {type(exc).__name__}: {exc}",),
-                             graded=False))
+                report(Grade(hand_in.student, zeros, (problem(f"could not be read: {type(exc).__name__}: {exc}",
+                                                              records.REFUSED),), graded=False))
                 continue
             graded.add(hand_in.student)
-            yield hand_in.student, {
-                "course": str(course), "private": str(course / SCRATCH / hand_in.student),
-                "student": hand_in.student, "timeout": timeout, "unsafe": unsafe,
-                "problems": found if checker else [*found, independent.SKIPPED],
-                "verify": str(reference) if checker else None}
+            if not checker:
+                found.append(problem(independent.SKIPPED, records.UNVERIFIED))
+            yield hand_in.student, Job(course, course / SCRATCH / hand_in.student, hand_in.student,
+                                       tuple(found), timeout, unsafe=unsafe,
+                                       verify=reference if checker else None)
 
     if anyone:
         echo("grading with nbgrader" + (f" on the Dask cluster at {scheduler}" if scheduler
@@ -250,7 +254,7 @@ def progress_bar(done: int, total: int, width: int = 20) -> str:
 # ---------------------------------------------------------------------------------------------
 # Before grading: a private copy of the course, with the hand-in repaired where it must be.
 
-def _prepare(course: Path, student: str) -> list[str]:
+def _prepare(course: Path, student: str) -> list[Problem]:
     """Make the private course in which `student` is graded; return the problems it had to repair.
 
     The hand-in in submitted/ stays as it came; only the private copy is repaired.
@@ -265,18 +269,18 @@ def _prepare(course: Path, student: str) -> list[str]:
     return repair(work, course / "release" / release.ASSIGNMENT)
 
 
-def repair(work: Path, release_dir: Path) -> list[str]:
+def repair(work: Path, release_dir: Path) -> list[Problem]:
     """Make the workspace copy `work` gradeable, in place; return what was wrong, in words.
 
     Unreadable notebooks are removed (nbgrader then scores them 0, as it does missing ones);
     deleted test cells are put back from the release; a missing or unparsable nano/*.py is
     replaced by its stub. Edited test cells are only reported: nbgrader restores them.
     """
-    problems = []
+    problems: list[Problem] = []
     for released in sorted(release_dir.glob("*.ipynb")):
-        number, mine = released.stem[:2], work / released.name
+        number, mine = lecture_of(released.stem), work / released.name
         if not mine.is_file():
-            problems.append(f"{number}: notebook {released.name} missing (scores 0)")
+            problems.append(problem(f"notebook {released.name} missing (scores 0)", records.REPAIRED, number))
             continue
         try:
             json.loads(mine.read_text(encoding="utf-8"))
@@ -291,34 +295,35 @@ def repair(work: Path, release_dir: Path) -> list[str]:
                 why = "not UTF-8 text"
             else:
                 why = (str(exc).splitlines() or [type(exc).__name__])[0][:80]
-            problems.append(f"{number}: {released.name} is not a readable notebook ({why}): scores 0")
+            problems.append(problem(f"{released.name} is not a readable notebook ({why}): scores 0",
+                                    records.REPAIRED, number))
             continue
         changed, said = restore_test_cells(nb, notebooks.load(released))
-        problems += [f"{number}: {s}" for s in said]
+        problems += [problem(words, records.REPAIRED, number, [grade_id]) for grade_id, words in said]
         if changed:
             mine.write_text(notebooks.render(nb), encoding="utf-8")
     for name in release.STUDENT_FILES:
         mine, stub = work / name, release_dir / name
         if not mine.is_file():
-            problems.append(f"{name} missing: graded as not written")
+            problems.append(problem(f"{name} missing: graded as not written", records.REPAIRED))
         else:
             try:
                 compile(mine.read_bytes(), name, "exec")
                 continue
             except (SyntaxError, ValueError) as exc:
                 where = f" line {exc.lineno}" if getattr(exc, "lineno", None) else ""
-                problems.append(f"{name} does not parse ({type(exc).__name__}{where}): "
-                                "graded as not written")
+                problems.append(problem(f"{name} does not parse ({type(exc).__name__}{where}): "
+                                        "graded as not written", records.REPAIRED))
         mine.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(stub, mine)
     return problems
 
 
-def restore_test_cells(nb, released) -> tuple[bool, list[str]]:
+def restore_test_cells(nb, released) -> tuple[bool, list[tuple[str, str]]]:
     """Put back each graded test cell of `released` that `nb` lost, after the cell it followed.
 
-    Returns whether `nb` changed and what was found: deleted or edited test cells, deleted
-    answer cells. An edited test cell gets its nbgrader metadata back here; its source is left
+    Returns whether `nb` changed and what was found, as (grade_id, words): deleted or edited test
+    cells, deleted answer cells. An edited test cell gets its nbgrader metadata back here; its source is left
     to nbgrader, which restores it (hidden tests included) from its database.
     """
     def key(cell):
@@ -336,15 +341,15 @@ def restore_test_cells(nb, released) -> tuple[bool, list[str]]:
             if meta.get("grade") and not meta.get("solution") and (
                     mine.source != cell.source or mine.cell_type != cell.cell_type
                     or mine.metadata.get("nbgrader") != meta):
-                said.append(f"test cell {meta['grade_id']} was edited (restored)")
+                said.append((meta["grade_id"], f"test cell {meta['grade_id']} was edited (restored)"))
                 if mine.metadata.get("nbgrader") != meta:  # nbgrader trusts some of these flags
                     mine.metadata["nbgrader"] = copy.deepcopy(meta)
                     changed = True
             continue
         if meta.get("solution"):
-            said.append(f"answer cell {meta['grade_id']} deleted")
+            said.append((meta["grade_id"], f"answer cell {meta['grade_id']} deleted"))
         elif meta.get("grade"):
-            said.append(f"test cell {meta['grade_id']} deleted (put back and run)")
+            said.append((meta["grade_id"], f"test cell {meta['grade_id']} deleted (put back and run)"))
             anchor += 1
             nb.cells.insert(anchor, cell)
             position = {key(c): i for i, c in enumerate(nb.cells)}
@@ -355,7 +360,7 @@ def restore_test_cells(nb, released) -> tuple[bool, list[str]]:
 # ---------------------------------------------------------------------------------------------
 # After grading: the private course merged back into the course.
 
-def _finish(course: Path, student: str, outcome: dict, lectures: dict[str, str]) -> Grade:
+def _finish(course: Path, student: str, outcome: Outcome, lectures: dict[str, str]) -> Grade:
     """Merge a graded private course back into the course; return the student's Grade.
 
     The outcome names the private course it was graded in when that is not the staged one (a
@@ -363,10 +368,11 @@ def _finish(course: Path, student: str, outcome: dict, lectures: dict[str, str])
     the student, so a student merged twice is recorded once.
     """
     staged = course / SCRATCH / student
-    private = Path(outcome.get("private") or staged)
-    problems = list(outcome.get("problems", []))
+    private = outcome.private or staged
+    problems = list(outcome.problems)
+    failed = outcome.failed
     try:
-        if not outcome.get("failed"):
+        if not failed:
             merge_submission(gradebook.sqlite_url(private / "gradebook.db"), gradebook.url(course),
                              student)
             graded = private / "autograded" / student
@@ -378,15 +384,15 @@ def _finish(course: Path, student: str, outcome: dict, lectures: dict[str, str])
                 shutil.move(str(graded), str(target))
         logs = course / "logs"
         logs.mkdir(exist_ok=True)
-        (logs / f"{student}.txt").write_text(outcome.get("log", ""), encoding="utf-8")
+        (logs / f"{student}.txt").write_text(outcome.log, encoding="utf-8")
     except Exception as exc:  # a submission that wrecked its private course
-        problems.append(f"grading failed: {type(exc).__name__}: {exc}")
-        outcome = {**outcome, "failed": True}
+        problems.append(problem(f"grading failed: {type(exc).__name__}: {exc}", records.FAILED))
+        failed = True
     finally:
         shutil.rmtree(private, ignore_errors=True)
         shutil.rmtree(staged, ignore_errors=True)
     numbers = sorted(set(lectures.values()))
-    if outcome.get("failed"):
+    if failed:
         return Grade(student, {k: 0.0 for k in numbers}, tuple(problems), graded=False)
     return Grade(student, _scores(course, student, lectures), tuple(problems))
 
@@ -445,9 +451,6 @@ def _scores(course: Path, student: str, lectures: dict[str, str]) -> dict[str, f
 # Results: the whole class, the CSV, the problems, the table.
 
 
-NOT_GRADED_AGAIN = "this hand-in was not graded "  # a later hand-in of a graded student
-
-
 def held(course: Path, lectures: dict[str, str]) -> dict[str, dict[str, float]]:
     """Student -> points per lecture, for every student the course's gradebook holds a
     submission of (graded by any run, or by stock nbgrader)."""
@@ -461,11 +464,11 @@ def held(course: Path, lectures: dict[str, str]) -> dict[str, dict[str, float]]:
     return found
 
 
-def earlier_problems(course: Path) -> dict[str, tuple[bool, tuple[str, ...]]]:
+def earlier_problems(course: Path) -> dict[str, tuple[bool, tuple[Problem, ...]]]:
     """Student -> (graded, problems) from the course's problems.csv as the last run wrote it;
     ValueError, in one sentence, if it is not such a file any more."""
     path = course / "problems.csv"
-    found: dict[str, tuple[bool, tuple[str, ...]]] = {}
+    found: dict[str, tuple[bool, tuple[Problem, ...]]] = {}
     if not path.is_file():
         return found
     try:
@@ -475,7 +478,7 @@ def earlier_problems(course: Path) -> dict[str, tuple[bool, tuple[str, ...]]]:
                 raise csv.Error("its columns are not student_id,graded,problem")
             for row in reader:
                 graded, problems = found.get(row["student_id"], (True, ()))
-                found[row["student_id"]] = (graded and row["graded"] != "no", (*problems, row["problem"]))
+                found[row["student_id"]] = (graded and row["graded"] != "no", (*problems, problem_of(row)))
     except (csv.Error, UnicodeDecodeError) as exc:
         raise ValueError(f"{path} is not the file nano-course grade wrote ({exc}): put it back as it was, "
                          "or move it away to start its list of refused hand-ins afresh") from None
@@ -483,7 +486,7 @@ def earlier_problems(course: Path) -> dict[str, tuple[bool, tuple[str, ...]]]:
 
 
 def whole_class(course: Path, run: list[Grade], lectures: dict[str, str], before: set[str],
-                earlier: dict[str, tuple[bool, tuple[str, ...]]]) -> list[Grade]:
+                earlier: dict[str, tuple[bool, tuple[Problem, ...]]]) -> list[Grade]:
     """The rows grades.csv and problems.csv hold after a run, sorted by student id.
 
     The graded students are those the gradebook holds, with their problems from the last
@@ -502,8 +505,9 @@ def whole_class(course: Path, run: list[Grade], lectures: dict[str, str], before
         if g.graded or g.student not in scores:
             rows[g.student] = g
         else:
-            kept = tuple(p for p in rows[g.student].problems if not p.startswith(NOT_GRADED_AGAIN))
-            said = ((*kept, f"{NOT_GRADED_AGAIN}({g.problem}); the grade of the earlier one stands")
+            kept = tuple(p for p in rows[g.student].problems if p.kind != records.EARLIER)
+            said = ((*kept, problem(f"this hand-in was not graded ({g.problem}); the grade of the earlier "
+                                    "one stands", records.EARLIER))
                     if g.student in before else g.problems)
             rows[g.student] = Grade(g.student, scores[g.student], said)
     return sorted(rows.values(), key=lambda g: (g.student.lower(), g.student))
@@ -518,14 +522,29 @@ def write_csv(grades: list[Grade], lectures: list[str], path: Path) -> None:
     save_csv(path, rows())
 
 
+PROBLEM_COLUMNS = ["student_id", "graded", "problem", "lecture", "kind", "grade_ids", "message"]
+
+
 def write_problems(grades: list[Grade], path: Path) -> None:
-    """problems.csv: one row per problem found, for the students who had any."""
+    """problems.csv: one row per problem found, for the students who had any: the problem as the
+    table says it, then its parts (records.Problem; grade_ids separated by spaces), which is
+    what is read back."""
     def rows():
-        yield ["student_id", "graded", "problem"]
+        yield PROBLEM_COLUMNS
         for g in grades:
-            for problem in g.problems:
-                yield [g.student, "yes" if g.graded else "no", problem]
+            for p in g.problems:
+                yield [g.student, "yes" if g.graded else "no", str(p), p.lecture or "", p.kind,
+                       " ".join(p.grade_ids), p.message]
     save_csv(path, rows())
+
+
+def problem_of(row: dict[str, str]) -> Problem:
+    """The Problem of a row of problems.csv. A row written before the file had its parts keeps
+    its words whole, as a problem of the hand-in (kind "repaired")."""
+    if row.get("kind") and row.get("message") is not None:
+        return Problem(row.get("lecture") or None, tuple((row.get("grade_ids") or "").split()), row["kind"],
+                       row["message"])
+    return problem(row["problem"], records.REPAIRED)
 
 
 def save_csv(path: Path, rows: Iterable[list[str]]) -> None:
@@ -557,10 +576,10 @@ def read_grades(course: Path) -> list[Grade]:
         with path.open(newline="", encoding="utf-8") as lines:
             return list(csv.DictReader(lines))
 
-    problems: dict[str, list[str]] = {}
+    problems: dict[str, list[Problem]] = {}
     ungraded = set()
     for row in rows("problems.csv"):
-        problems.setdefault(row["student_id"], []).append(row["problem"])
+        problems.setdefault(row["student_id"], []).append(problem_of(row))
         if row["graded"] == "no":
             ungraded.add(row["student_id"])
     return [Grade(row["student_id"],

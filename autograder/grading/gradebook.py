@@ -10,7 +10,7 @@ class.
 
 from pathlib import Path
 
-from autograder.grading.autograde import COURSE_ID
+from autograder.authoring.release import COURSE_ID
 
 # Tables that hold students and their work; the rest is the assignment's structure.
 STUDENT_TABLES = {"student", "submitted_assignment", "submitted_notebook", "grade", "comment"}

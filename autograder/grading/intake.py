@@ -18,6 +18,8 @@ import zipfile
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from autograder.limits import MAX_BYTES, MAX_DEPTH, MAX_FILES, MAX_RATIO, RATIO_FLOOR
+
 STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
 JUNK_DIRS = {"__MACOSX", ".ipynb_checkpoints", "__pycache__", ".git", ".venv", "venv"}
 JUNK_FILES = re.compile(r"^(\._.*|\.DS_Store|Thumbs\.db|desktop\.ini|.*\.pyc)$")
@@ -26,11 +28,6 @@ PACKAGE_FILES = ("protocol.py", "tools.py", "gate.py", "model.py", "loop.py", "r
 # Files that look like a hand-in in a format we do not take; other stray files are only noted.
 ARCHIVES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".rar", ".7z", ".gz", ".ipynb", ".py")
 
-MAX_BYTES = 50_000_000  # one workspace is under 1 MB; this leaves room for outputs and data
-MAX_FILES = 5_000
-MAX_RATIO = 200  # uncompressed / compressed size of one zip member larger than RATIO_FLOOR
-RATIO_FLOOR = 1_000_000
-MAX_DEPTH = 4  # how deep an archive may nest the workspace
 
 
 class IntakeError(ValueError):

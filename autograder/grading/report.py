@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.authoring import notebooks, release
+from autograder.course import Course
 
 LECTURE_COLOURS = ["#4e79a7", "#f28e2b", "#59a14f", "#e15759", "#76b7b2", "#b07aa1", "#9c755f"]
 
@@ -43,8 +44,9 @@ def read_results(course: Path) -> ClassResults:
 
     from autograder.grading import feedback, grade, gradebook
 
-    release_dir = course / "release" / release.ASSIGNMENT
-    lectures = grade.lectures_of(course)
+    facts = Course.at(course)
+    release_dir = facts.release_dir
+    lectures = facts.lectures
     titles, points, cells, words = {}, {}, [], {}
     for name, number in lectures.items():
         nb = notebooks.load(release_dir / f"{name}.ipynb")

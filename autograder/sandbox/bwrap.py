@@ -39,23 +39,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-
-@dataclass(frozen=True)
-class Limits:
-    """What one sandboxed process may use. Measured here: a sandboxed kernel that has imported
-    anthropic, ipywidgets and matplotlib, drawn a plot and run a bash command peaks at 1.06 GB
-    of address space and 13 threads, after 4.4 s of CPU. Memory and CPU are per process: a
-    bomb of `processes` processes could map `processes * memory` in all (only a cgroup bounds
-    the sum; none is delegated on CI)."""
-
-    cpu: int = 300  # seconds of CPU per process (RLIMIT_CPU; SIGXCPU, then SIGKILL 5 s later)
-    memory: int = 4 << 30  # bytes of address space per process (RLIMIT_AS)
-    processes: int = 64  # processes and threads of the sandbox's user (RLIMIT_NPROC)
-    file_size: int = 64 << 20  # bytes any one file may grow to (RLIMIT_FSIZE)
-    tmp_size: int = 256 << 20  # bytes of the private /tmp (a tmpfs, held in memory)
+from autograder.limits import SANDBOX, ZYGOTE_START, SandboxLimits
 
 
-LIMITS = Limits()
+Limits = SandboxLimits  # what one sandboxed process may use: see autograder/limits.py
+LIMITS = SANDBOX
 
 # Read-only inside the sandbox, where they exist: the system and what programs look up in /etc.
 SYSTEM = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
@@ -185,7 +173,7 @@ def _variables(env: Mapping[str, str] | None) -> dict[str, str]:
 
 
 PRELOAD = ("ipykernel.kernelapp", "ipykernel.ipkernel", "anthropic")
-READY_WAIT = 60  # seconds a zygote may take to import PRELOAD
+READY_WAIT = ZYGOTE_START  # seconds a zygote may take to import PRELOAD
 # Runs outside the sandbox in place of a kernel forked by a zygote, its exit status (see relay.py).
 RELAY = (Path(__file__).parent / "relay.py").read_text()
 

@@ -24,6 +24,7 @@ import pytest
 from autograder import cli
 from autograder.authoring import release
 from autograder.grading import cluster, grade, gradebook, intake
+from autograder.grading.records import Job, Outcome
 
 PATIENCE = 240  # seconds a test waits for something to happen before it gives up
 
@@ -160,15 +161,13 @@ def test_an_attempt_that_ran_twice_is_recorded_once(mini_course, tmp_path):
     intake.stage(intake.HandIn("alice", work), course / "submitted" / "alice" / release.ASSIGNMENT)
     (course / grade.SCRATCH).mkdir()
     gradebook.private_copy(gradebook.url(course), course / grade.SCRATCH / grade.TEMPLATE)
-    job = {"course": str(course), "private": str(course / grade.SCRATCH / "alice"), "student": "alice",
-           "timeout": 10, "problems": grade._prepare(course, "alice")}
-    staged = {p: p.read_bytes() for p in Path(job["private"]).rglob("*") if p.is_file()}
+    job = Job(course, course / grade.SCRATCH / "alice", "alice", tuple(grade._prepare(course, "alice")), timeout=10)
+    staged = {p: p.read_bytes() for p in job.private.rglob("*") if p.is_file()}
 
-    first = cluster.attempt(job, str(course / "logs"))
-    second = cluster.attempt(job, str(course / "logs"))
-    assert first["private"] != second["private"]
-    assert not first.get("failed") and not second.get("failed"), (first, second)
-    assert {p: p.read_bytes() for p in Path(job["private"]).rglob("*") if p.is_file()} == staged, \
+    first, second = (Outcome.from_json(cluster.attempt(job.to_json(), str(course / "logs"))) for _ in range(2))
+    assert first.private != second.private
+    assert not first.failed and not second.failed, (first, second)
+    assert {p: p.read_bytes() for p in job.private.rglob("*") if p.is_file()} == staged, \
         "an attempt must leave the staged course as it found it"
 
     for process in cluster._graders.values():  # attempt() kept this thread's grading process

@@ -162,22 +162,25 @@ def test_repair_removes_unreadable_notebooks_restores_test_cells_and_stubs_broke
     (work / "nano" / "gate.py").unlink()
 
     problems = grade.repair(work, release_dir)
-    assert problems == [
+    assert [str(p) for p in problems] == [
         "01: answer cell mini_entries_answer deleted",
         "01: test cell mini_warmup deleted (put back and run)",
         "01: test cell mini_read_file was edited (restored)",
         "nano/tools.py does not parse (SyntaxError line 1): graded as not written",
         "nano/gate.py missing: graded as not written",
     ]
+    assert [(p.lecture, p.grade_ids) for p in problems] == [
+        ("01", ("mini_entries_answer",)), ("01", ("mini_warmup",)), ("01", ("mini_read_file",)),
+        (None, ()), (None, ())], "each problem says what it is about, not only in words"
     repaired = [c.metadata.get("nbgrader", {}).get("grade_id") for c in notebooks.load(work / "01-mini.ipynb").cells]
     assert repaired == [i for i in ids if i != "mini_entries_answer"], "mini_warmup goes back where it was"
     for name in ("tools.py", "gate.py"):
         assert (work / "nano" / name).read_bytes() == (release_dir / "nano" / name).read_bytes()
 
     (work / "01-mini.ipynb").write_text('{"cells": [')
-    assert grade.repair(work, release_dir)[0].startswith("01: 01-mini.ipynb is not a readable notebook")
+    assert str(grade.repair(work, release_dir)[0]).startswith("01: 01-mini.ipynb is not a readable notebook")
     assert not (work / "01-mini.ipynb").exists()
-    assert grade.repair(work, release_dir)[0] == "01: notebook 01-mini.ipynb missing (scores 0)"
+    assert str(grade.repair(work, release_dir)[0]) == "01: notebook 01-mini.ipynb missing (scores 0)"
 
 
 def test_the_workers_pass_on_what_stopped_the_staging_and_end_on_a_class_of_none(tmp_path):

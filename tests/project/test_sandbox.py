@@ -30,6 +30,7 @@ import pytest
 from autograder import cli
 from autograder.authoring import notebooks, release
 from autograder.grading import autograde, grade, gradebook, intake
+from autograder.grading.records import REPAIRED, Job, problem
 from autograder.sandbox import bwrap
 
 ROOT = release.ROOT
@@ -337,16 +338,16 @@ def test_a_forked_kernel_looks_to_a_notebook_like_one_started_on_its_own(as_root
         nb = new_notebook(cells=[new_code_cell(KERNEL_STATE)])
         nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
         nbformat.write(nb, work / "01.ipynb")
-        manager.runtime = Path(tempfile.mkdtemp(prefix="nano-ipc-"))
-        manager.stderr_path, manager.notebooks, manager.use_zygote = os.devnull, ["01.ipynb"], forked_
+        settings = autograde.KernelSettings(runtime=Path(tempfile.mkdtemp(prefix="nano-ipc-")),
+                                            notebooks=("01.ipynb",))
+        settings.zygotes.usable = forked_
         try:
-            out = execute(timeout=60).preprocess(nb, {"metadata": {"path": str(work)}})[0]
-            assert (manager.zygote is not None) == forked_
+            out = execute(timeout=60, settings=settings).preprocess(nb, {"metadata": {"path": str(work)}})[0]
+            assert (settings.zygotes.zygote is not None) == forked_
         finally:
-            manager.close_zygote()
-            bwrap.settle(manager.runtime)
-            shutil.rmtree(manager.runtime)
-            manager.runtime = None
+            settings.zygotes.close()
+            bwrap.settle(settings.runtime)
+            shutil.rmtree(settings.runtime)
         state = json.loads(out.cells[0].outputs[0]["text"])
         seen[forked_] = {**state, "cwd": Path(state["cwd"]).relative_to(work.parent.parent).parts[1:],
                          "path": [p for p in state["path"] if not p.startswith(str(tmp_path))],
@@ -586,15 +587,16 @@ def test_a_notebook_past_its_time_limit_scores_0_from_there_on(needs_bwrap, mini
     (course / grade.SCRATCH).mkdir(exist_ok=True)
     gradebook.private_copy(gradebook.url(course), course / grade.SCRATCH / grade.TEMPLATE)
     found += grade._prepare(course, "slow")
-    job = {"course": str(course), "private": str(course / grade.SCRATCH / "slow"), "student": "slow",
-           "timeout": 60, "problems": found, "notebook_limit": 20}  # a cell could run 60 s, the notebook 20
+    job = Job(course, course / grade.SCRATCH / "slow", "slow", tuple(problem(p, REPAIRED) if isinstance(p, str) else p
+                                                                    for p in found),
+              timeout=60, notebook_limit=20)  # a cell could run 60 s, the notebook 20
     [(_, outcome)] = list(autograde.run([("slow", job)], 1, course / "logs"))
     result = grade._finish(course, "slow", outcome, grade.lectures_of(course))
     points = {c.metadata["nbgrader"]["grade_id"]: c.metadata["nbgrader"]["points"]
               for c in notebooks.load(course / "release" / "nano" / "01-mini.ipynb").cells
               if c.metadata.get("nbgrader", {}).get("points")}
     assert result.scores == {"01": points["mini_entries"]}, "the cells before the limit count"
-    assert result.problems == ("01: the notebook ran past its 20 s limit: mini_warmup, mini_read_file "
+    assert tuple(map(str, result.problems)) == ("01: the notebook ran past its 20 s limit: mini_warmup, mini_read_file "
                                "interrupted or not run (scores 0)",)
 
 
