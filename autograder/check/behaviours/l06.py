@@ -271,13 +271,19 @@ def turns(lines, replies=None):
     return log
 
 
+def part(seen, key):
+    """seen[key] if it is a dict, else an empty one."""
+    value = seen.get(key) if isinstance(seen, dict) else None
+    return value if isinstance(value, dict) else {}
+
+
 def ran(run, section, what="main"):
     """The failure for a session that did not end normally, or None."""
     if not isinstance(run, dict):
         return f"{what} could not be run at all (section {section})"
     if "raised" in run:
         return f"{what} raised {run.get('raised')}: {run.get('message')} (section {section})"
-    if run.get("is_list") is not True:
+    if run.get("is_list") is not True or not isinstance(run.get("log"), list):
         return f"main must return the history, a list; it returned {run.get('log')} (section {section})"
     return None
 
@@ -336,7 +342,7 @@ def judge_history(inputs, seen):
     if problem:
         yield problem
         return
-    visible = seen.get("visible") or {}
+    visible = part(seen, "visible")
     problem = ran(visible, "sections 1-3")
     if problem:
         yield problem
@@ -350,7 +356,7 @@ def judge_history(inputs, seen):
     if visible.get("same") != [True, True]:
         yield "both lines must run on the one list main returns (section 1)"
 
-    mine, lines = seen.get("mine") or {}, inputs["mine"]
+    mine, lines = part(seen, "mine"), inputs["mine"]
     problem = ran(mine, "sections 1-3")
     if problem:
         yield problem
@@ -370,7 +376,7 @@ def judge_history(inputs, seen):
     if "error:" in str(mine.get("out")):
         yield "a good turn must not print an error line (section 3)"
 
-    earlier = seen.get("earlier") or {}
+    earlier = part(seen, "earlier")
     problem = ran(earlier, "sections 1-3")
     if problem:
         yield problem
@@ -380,8 +386,8 @@ def judge_history(inputs, seen):
     if earlier.get("length") != 4 or earlier.get("lengths") != [3]:
         yield "the new line goes after the earlier turns (section 1)"
 
-    sessions = seen.get("sessions") or {}
-    first, second = sessions.get("first") or {}, sessions.get("second") or {}
+    sessions = part(seen, "sessions")
+    first, second = part(sessions, "first"), part(sessions, "second")
     problem = ran(first, "sections 1-3") or ran(second, "sections 1-3")
     if problem:
         yield problem
@@ -410,7 +416,7 @@ def judge_passes(inputs, seen):
     if problem:
         yield problem
         return
-    visible, hidden = seen.get("visible") or {}, seen.get("hidden") or {}
+    visible, hidden = part(seen, "visible"), part(seen, "hidden")
     for run in (visible, hidden):
         if not isinstance(run, dict) or "raised" in run:
             yield f"main raised {run.get('raised') if isinstance(run, dict) else '?'}: " \
@@ -464,7 +470,7 @@ def judge_blank(inputs, seen):
         yield problem
         return
     first, second, line = inputs["lines"]
-    visible, hidden, blank = seen.get("visible") or {}, seen.get("hidden") or {}, seen.get("blank") or {}
+    visible, hidden, blank = part(seen, "visible"), part(seen, "hidden"), part(seen, "blank")
     problem = ran(visible, 2) or ran(hidden, 2) or ran(blank, 2)
     if problem:
         yield problem
@@ -497,8 +503,8 @@ def judge_exit(inputs, seen):
     if problem:
         yield problem
         return
-    visible, mentions = seen.get("visible") or {}, seen.get("mentions") or {}
-    first, blank = seen.get("first") or {}, seen.get("blank_then_exit") or {}
+    visible, mentions = part(seen, "visible"), part(seen, "mentions")
+    first, blank = part(seen, "first"), part(seen, "blank_then_exit")
     problem = ran(visible, 2) or ran(mentions, 2) or ran(first, 2) or ran(blank, 2)
     if problem:
         yield problem
@@ -540,7 +546,7 @@ def judge_end_of_input(inputs, seen):
             yield f"at the end of input main must return the history, but it raised " \
                   f"{run.get('raised')}: {run.get('message')} (section 2)"
             return
-    visible, empty, earlier = seen.get("visible") or {}, seen.get("empty") or {}, seen.get("earlier") or {}
+    visible, empty, earlier = part(seen, "visible"), part(seen, "empty"), part(seen, "earlier")
     problem = ran(visible, 2) or ran(empty, 2) or ran(earlier, 2)
     if problem:
         yield problem
@@ -592,7 +598,7 @@ def judge_dangling(inputs, seen):
         yield problem
         return
     for name, earlier, lines in inputs["sessions"]:
-        run = seen.get(name) or {}
+        run = part(seen, name)
         if isinstance(run, dict) and "raised" in run:
             yield f"a failed turn must not end main, but it raised {run.get('raised')}: {run.get('message')} (section 3)"
             return
@@ -629,7 +635,7 @@ def judge_ctrl_c(inputs, seen):
     if problem:
         yield problem
         return
-    visible, twice = seen.get("visible") or {}, seen.get("twice") or {}
+    visible, twice = part(seen, "visible"), part(seen, "twice")
     for run in (visible, twice):
         if isinstance(run, dict) and "raised" in run:
             yield f"main raised {run.get('raised')}: {run.get('message')} (Ctrl-C during a turn must end " \
@@ -675,7 +681,7 @@ def judge_turn_limit(inputs, seen):
         yield problem
         return
     for name, rounds, earlier, lines in inputs["sessions"]:
-        run = seen.get(name) or {}
+        run = part(seen, name)
         problem = ran(run, 4)
         if problem:
             yield problem
@@ -750,7 +756,7 @@ def judge_model_error(inputs, seen):
             if users(run["log"]) != kept:
                 yield "after a model error main must repair the history and read the next line (section 5)"
                 return
-            if not expected or expected[0] not in str(run.get("out")).splitlines():
+            if not isinstance(expected, list) or not expected or expected[0] not in str(run.get("out")).splitlines():
                 yield f"print 'error: ' + explain(exc) on one line of stdout; stdout was {run.get('out')!r}, " \
                       f"stderr {run.get('err')!r} (section 5)"
                 return
@@ -776,7 +782,8 @@ def judge_model_error(inputs, seen):
 
 
 BEHAVIOURS = [
-    Behaviour("l06_one_history_across_lines", observe_history, judge_history, draw=draw_history),
+    # First: it pays for importing nano.loop, and with it the SDK.
+    Behaviour("l06_one_history_across_lines", observe_history, judge_history, draw=draw_history, timeout=60),
     Behaviour("l06_passes_ask_and_model", observe_passes, judge_passes, draw=draw_passes),
     Behaviour("l06_blank_lines_skipped", observe_blank, judge_blank, draw=draw_two),
     Behaviour("l06_exit_stops", observe_exit, judge_exit,
