@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.authoring import notebooks, release
+from autograder.check import behaviour
+from autograder.check.behaviour import Behaviour
 from autograder.sandbox import bwrap
 
 
@@ -169,34 +171,58 @@ def observe_all(workspace: Path, scenarios: list[Scenario], seed: int,
     the scenario did not finish: it ran past `timeout`, or its process died or hung, in which case
     the scenarios after it run in a fresh process, or `budget` seconds had passed before it began.
     """
-    deadline = time.monotonic() + budget
-    names = keys(scenarios)
-    results: dict[str, dict | None] = {}
     payload = {"seed": seed, "timeout": int(timeout), "answers": dict(answer_sources),
                "scenarios": [{"grade_id": s.grade_id, "code": s.code, "answers": list(s.answers)}
                              for s in scenarios]}
+    return _observe(workspace, keys(scenarios), payload, lambda tmp: [sys.executable, "-I", "-c", RUNNER],
+                    timeout, unsafe, budget)
+
+
+RUNNER_FILES = ("runner.py", "kit.py")  # what the behaviours' runner needs beside it
+
+
+def observe_items(workspace: Path, items: list[dict], answer_sources: Mapping[str, str], *,
+                  timeout: int = TIMEOUT, unsafe: bool = False, budget: float = BUDGET) -> dict[str, dict | None]:
+    """Run behaviours' observe code (`items`, see `plan`) in one runner.py process on a fresh copy
+    of `workspace`, as `observe_all` runs scenarios; key -> observation, None if not finished."""
+    payload = {"timeout": int(timeout), "answers": dict(answer_sources), "items": items}
+
+    def argv(tmp: Path) -> list[str]:
+        folder = tmp / "check"
+        folder.mkdir(exist_ok=True)
+        for name in RUNNER_FILES:
+            shutil.copy(Path(__file__).with_name(name), folder / name)
+        return [sys.executable, "-I", str(folder / "runner.py")]
+
+    return _observe(workspace, [item["key"] for item in items], payload, argv, timeout, unsafe, budget)
+
+
+def _observe(workspace: Path, names: list[str], payload: dict, argv: Callable[[Path], list[str]],
+             timeout: int, unsafe: bool, budget: float) -> dict[str, dict | None]:
+    deadline = time.monotonic() + budget
+    results: dict[str, dict | None] = {}
     first = 0
-    while first < len(scenarios) and time.monotonic() < deadline:
+    while first < len(names) and time.monotonic() < deadline:
         with tempfile.TemporaryDirectory(prefix="nano-verify-") as tmp:
             work = Path(tmp) / "work"
             shutil.copytree(workspace, work, symlinks=False)
             done = _run(work, Path(tmp), {**payload, "first": first, "cwd": str(work), "tmp": tmp},
-                        timeout, unsafe, deadline)
+                        argv(Path(tmp)), timeout, unsafe, deadline)
         for index, observed in done.items():
             results[names[index]] = observed
         first = max(done, default=first - 1) + 1
-        if first < len(scenarios) and names[first] not in results:
+        if first < len(names) and names[first] not in results:
             results[names[first]] = None  # the one its process died or hung in
             first += 1
     return {name: results.get(name) for name in names}
 
 
-def _run(work: Path, tmp: Path, job: dict, timeout: int, unsafe: bool,
+def _run(work: Path, tmp: Path, job: dict, command: list[str], timeout: int, unsafe: bool,
          deadline: float) -> dict[int, dict | None]:
-    """One runner process from scenario job["first"] on: index -> observation, for those it finished."""
+    """One runner process from item job["first"] on: index -> observation, for those it finished."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
     env.update(NANO_HEADLESS="1", TMPDIR=str(tmp), HOME=str(tmp))
-    argv = _confine([sys.executable, "-I", "-c", RUNNER], work, tmp, env, unsafe)
+    argv = _confine(command, work, tmp, env, unsafe)
     proc = subprocess.Popen(argv, cwd=work, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, start_new_session=True, text=True)
     lines: queue.Queue = queue.Queue()
@@ -227,7 +253,9 @@ def _run(work: Path, tmp: Path, job: dict, timeout: int, unsafe: bool,
             if not isinstance(record, dict):
                 continue
             if "start" in record and record["start"] == (job["first"] if current is None else current + 1):
-                current, wait = record["start"], timeout + 5
+                current = record["start"]
+                items = job.get("items")
+                wait = ((items[current].get("timeout") if items else None) or timeout) + 5
             elif "done" in record and record["done"] == current and current not in done:
                 obs = record.get("obs")
                 done[current] = obs if isinstance(obs, dict) else None
@@ -291,6 +319,8 @@ def course_scenarios(course: Path) -> dict[str, list[Scenario]]:
     """Lecture number -> the scenarios of the graded cells its released notebook has."""
     found = {}
     for number, name in lecture_notebooks(course).items():
+        if behaviour.lecture(number) is not None:
+            continue
         cells = notebooks.points(notebooks.load(course / "release" / release.ASSIGNMENT / name))
         scenarios = [s for s in lecture_scenarios(number) if s.grade_id in cells]
         if scenarios:
@@ -298,10 +328,37 @@ def course_scenarios(course: Path) -> dict[str, list[Scenario]]:
     return found
 
 
+def course_behaviours(course: Path) -> dict[str, list[Behaviour]]:
+    """Lecture number -> the behaviours of the graded cells its released notebook has, for the
+    lectures whose behaviours are defined (autograder/check/behaviours/lNN.py)."""
+    found = {}
+    for number, name in lecture_notebooks(course).items():
+        cells = notebooks.points(notebooks.load(course / "release" / release.ASSIGNMENT / name))
+        chosen = [b for b in behaviour.lecture(number) or [] if b.grade_id in cells]
+        if chosen:
+            found[number] = chosen
+    return found
+
+
+_observe_code: dict[int, str] = {}
+
+
+def plan(behaviours: list[Behaviour], seed: int) -> list[dict]:
+    """What runner.py runs for `behaviours`: each one's observe code and its inputs, drawn here,
+    in the grader, from the seed and the behaviour's key alone (the same for every hand-in)."""
+    items = []
+    for b, key in zip(behaviours, keys(behaviours)):
+        code = _observe_code.setdefault(id(b), behaviour.observe_code(b))
+        items.append({"key": key, "code": code, "inputs": b.inputs(behaviour.rng_for(seed, key)),
+                      "answers": list(b.answers), "timeout": b.timeout})
+    return items
+
+
 def unchecked(course: Path) -> list[str]:
     """The graded cells of the course that no scenario confirms (none in the real course: a test
     sees to it); nbgrader's result stands there."""
-    covered = {s.grade_id for scenarios in course_scenarios(course).values() for s in scenarios}
+    covered = {s.grade_id for scenarios in course_scenarios(course).values() for s in scenarios} | \
+        {b.grade_id for lecture in course_behaviours(course).values() for b in lecture}
     return [grade_id for name in lecture_notebooks(course).values()
             for grade_id in notebooks.points(notebooks.load(course / "release" / release.ASSIGNMENT / name))
             if grade_id not in covered]
@@ -315,15 +372,21 @@ def observe_course(course: Path, nano_files: Mapping[str, str], answers: Mapping
     start and, for lectures 01, 05 and 06, a second of importing the SDK; while its scenarios
     wait (sleeping commands, timeouts), other students' grading has the CPU.
     """
-    scenarios = course_scenarios(course)
-    if not scenarios:
+    scenarios, behaviours = course_scenarios(course), course_behaviours(course)
+    if not scenarios and not behaviours:
         return {}
+    found: dict[str, dict | None] = {}
     with tempfile.TemporaryDirectory(prefix="nano-verify-ws-") as tmp:
         workspace = make_workspace(course, nano_files, Path(tmp) / "workspace")
-        found = observe_all(workspace, [s for number in scenarios for s in scenarios[number]],
-                            seed, answers, timeout=timeout, unsafe=unsafe)
+        if behaviours:
+            found.update(observe_items(workspace, plan([b for n in behaviours for b in behaviours[n]], seed),
+                                       answers, timeout=timeout, unsafe=unsafe))
+        if scenarios:
+            found.update(observe_all(workspace, [s for number in scenarios for s in scenarios[number]],
+                                     seed, answers, timeout=timeout, unsafe=unsafe))
     # grade_ids start with their lecture ("l03_..."), so the keys are those of each lecture alone
-    return {number: {name: found[name] for name in keys(lecture)} for number, lecture in scenarios.items()}
+    return {number: {name: found[name] for name in keys(lecture)}
+            for number, lecture in [*scenarios.items(), *behaviours.items()]}
 
 
 def reference(course: Path, seed: int | None = None, *, timeout: int = TIMEOUT,
@@ -338,8 +401,14 @@ def reference(course: Path, seed: int | None = None, *, timeout: int = TIMEOUT,
     answers: dict[str, str] = {}
     for name in lecture_notebooks(course).values():
         answers.update(answer_sources(course / "source" / release.ASSIGNMENT / name))
-    return {"seed": seed, "observations": observe_course(course, files, answers, seed, timeout=timeout,
-                                                         unsafe=unsafe)}
+    observations = observe_course(course, files, answers, seed, timeout=timeout, unsafe=unsafe)
+    for number, lecture in course_behaviours(course).items():
+        for key, verdict in judge_behaviours(lecture, seed, observations.get(number, {})).items():
+            if verdict is not True:
+                raise behaviour.GraderError(
+                    f"the reference solution fails the graded behaviour {key} of lecture {number} "
+                    f"({verdict}): fix autograder/check/behaviours/l{number}.py before grading")
+    return {"seed": seed, "observations": observations}
 
 
 def student_files(workspace: Path) -> tuple[dict[str, str], dict[str, str]]:
@@ -370,15 +439,49 @@ def judge_all(scenarios: list[Scenario], got: Mapping[str, dict | None],
     return confirmed
 
 
+def judge_behaviours(behaviours: list[Behaviour], seed: int,
+                     got: Mapping[str, dict | None]) -> dict[str, bool | str]:
+    """key -> True (right), False (wrong, or it did not finish) or, when the judge itself raised,
+    a sentence saying so: that is the grader's error, never the student's."""
+    verdicts: dict[str, bool | str] = {}
+    for b, key in zip(behaviours, keys(behaviours)):
+        seen = got.get(key)
+        if seen is None:
+            verdicts[key] = False
+            continue
+        try:
+            verdicts[key] = not b.failures(b.inputs(behaviour.rng_for(seed, key)), seen)
+        except Exception as exc:
+            verdicts[key] = f"its judge raised {type(exc).__name__}: {exc}"
+    return verdicts
+
+
 def confirm(course: Path, nano_files: Mapping[str, str], answers: Mapping[str, str],
-            ref: dict, *, timeout: int = TIMEOUT, unsafe: bool = False) -> dict[str, bool]:
-    """grade_id -> confirmed, for every cell that has scenarios, for one submission's files,
-    against `ref` (from `reference`, same course)."""
+            ref: dict, *, timeout: int = TIMEOUT, unsafe: bool = False,
+            grader_errors: dict[str, str] | None = None) -> dict[str, bool]:
+    """grade_id -> confirmed, for every cell that has scenarios or behaviours, for one
+    submission's files, against `ref` (from `reference`, same course).
+
+    A cell whose judge raised is left out (nbgrader's result stands there) and named, with what
+    happened, in `grader_errors` if given.
+    """
     got = observe_course(course, nano_files, answers, ref["seed"], timeout=timeout, unsafe=unsafe)
     confirmed: dict[str, bool] = {}
     for number, scenarios in course_scenarios(course).items():
         confirmed.update(judge_all(scenarios, got.get(number, {}),
                                    ref["observations"].get(number, {})))
+    errors: dict[str, str] = {}
+    for number, lecture in course_behaviours(course).items():
+        for key, verdict in judge_behaviours(lecture, ref["seed"], got.get(number, {})).items():
+            grade_id = key.split("#")[0]
+            if isinstance(verdict, str):
+                errors[grade_id] = f"{key}: {verdict}"
+            else:
+                confirmed[grade_id] = confirmed.get(grade_id, True) and verdict
+    for grade_id in errors:
+        confirmed.pop(grade_id, None)
+    if grader_errors is not None:
+        grader_errors.update(errors)
     return confirmed
 
 
@@ -454,3 +557,64 @@ def check_submission(job: Job, files: Mapping[str, str], answers: Mapping[str, s
     confirmed = confirm(job.course, files, answers, wait_for_reference(job.verify),
                         unsafe=job.unsafe)
     return zero_unconfirmed(gradebook, student, confirmed)
+
+
+# ---------------------------------------------------------------------------------------------
+# For course authors: `python -m autograder.check.independent NN [--unsafe]`.
+
+def try_lecture(number: str, *, unsafe: bool = False, built: Path | None = None, echo=print) -> bool:
+    """Build the course, then run lecture `number`'s behaviours on the reference, on each of its
+    mutants (each must be refused somewhere in the lecture) and on each of its alternatives (each
+    must be confirmed everywhere); print what each judge said. True if all is as it should be."""
+    from autograder.authoring import alternatives, mutants
+
+    seed = random.SystemRandom().randrange(2**31)
+    with tempfile.TemporaryDirectory(prefix="nano-try-") as tmp:
+        course = built or Path(tmp) / "course"
+        if built is None:
+            release.build_course(course)
+        lecture = course_behaviours(course).get(number)
+        if not lecture:
+            echo(f"lecture {number} has no behaviours in this course")
+            return False
+        solved = release.solve_workspace(release.make_workspace(
+            course / "release" / release.ASSIGNMENT, Path(tmp) / "solved"))
+
+        def verdicts(edit=None) -> dict[str, bool | str]:
+            work = Path(tmp) / "work"
+            shutil.rmtree(work, ignore_errors=True)
+            shutil.copytree(solved, work)
+            if edit is not None:
+                mutants.apply(work, edit)
+            files, answers = student_files(work)
+            with tempfile.TemporaryDirectory(prefix="nano-try-ws-") as inner:
+                ws = make_workspace(course, files, Path(inner) / "ws")
+                got = observe_items(ws, plan(lecture, seed), answers, unsafe=unsafe)
+            return judge_behaviours(lecture, seed, got)
+
+        good = True
+        reference_verdicts = verdicts()
+        for key, verdict in reference_verdicts.items():
+            good &= verdict is True
+            echo(f"  reference  {key:50} {'ok' if verdict is True else 'FAILS: ' + str(verdict)}")
+        for kind, catalogue, want_refused in (("mutant", mutants.MUTANTS + mutants.MORE_MUTANTS, True),
+                                              ("alternative", getattr(alternatives, "ALTERNATIVES", []), False)):
+            for edit in [e for e in catalogue if e.lecture == number]:
+                refused = [k for k, v in verdicts(edit).items() if v is not True]
+                right = bool(refused) == want_refused
+                good &= right
+                echo(f"  {kind:11} {edit.name:50} {'refused by ' + ', '.join(refused) if refused else 'confirmed everywhere'}"
+                     f"{'' if right else '   <-- WRONG'}")
+    echo(f"lecture {number}: {'as it should be' if good else 'problems above'}")
+    return good
+
+
+if __name__ == "__main__":
+    import argparse
+
+    parser = argparse.ArgumentParser(description=try_lecture.__doc__)
+    parser.add_argument("number")
+    parser.add_argument("--unsafe", action="store_true", help="run without the sandbox")
+    parser.add_argument("--course", type=Path, help="a course built from the current lectures (saves a minute)")
+    options = parser.parse_args()
+    sys.exit(0 if try_lecture(options.number, unsafe=options.unsafe, built=options.course) else 1)
