@@ -43,7 +43,9 @@ def test_results_matched_by_id(tmp_path, monkeypatch):
     assert result["type"] == "tool_result", f"expected a tool_result block, got {result!r} (section 3)"
     assert result["tool_use_id"] == "toolu_b1", f"tool_use_id must be the tool_use block's id, got {result['tool_use_id']!r} (section 3)"
     assert "remember the milk" in result["content"], "the result must carry what read_file returned (section 3)"
-    assert not result.get("is_error"), "a tool that succeeded is not an error (section 3)"
+    assert sorted(result) == ["content", "is_error", "tool_use_id", "type"], (
+        f"a tool_result holds exactly type, tool_use_id, content and is_error; got {sorted(result)} (section 3)")
+    assert result["is_error"] is False, "a tool that succeeded is not an error: is_error must be False, written out (section 3)"
     assert model.seen[1][-1]["content"][0]["tool_use_id"] == "toolu_b1", "the second model call must see the result (section 4)"
 
 
@@ -78,7 +80,9 @@ def test_declined_tool_never_runs(tmp_path, monkeypatch):
     assert not (tmp_path / "sentinel.txt").exists(), "a declined bash command must never run (section 3)"
     result = messages[2]["content"][0]
     assert "declined" in result["content"].lower(), f"a declined call's result must say 'declined', got {result['content']!r} (section 3)"
-    assert not result.get("is_error"), "a declined call is not an error: is_error must be False (section 3)"
+    assert sorted(result) == ["content", "is_error", "tool_use_id", "type"], (
+        f"a tool_result holds exactly type, tool_use_id, content and is_error; got {sorted(result)} (section 3)")
+    assert result["is_error"] is False, "a declined call is not an error: is_error must be False, written out (section 3)"
     assert result["tool_use_id"] == "toolu_d1", "the declined result must carry the block's id (section 3)"
 
 
