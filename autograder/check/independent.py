@@ -554,9 +554,21 @@ def check_submission(job: Job, files: Mapping[str, str], answers: Mapping[str, s
                      gradebook: Path, student: str) -> list[Problem]:
     """The check for one graded student in a worker: confirm against the reference (job.verify
     names its file), zero what is not confirmed; the problems."""
+    errors: dict[str, str] = {}
     confirmed = confirm(job.course, files, answers, wait_for_reference(job.verify),
-                        unsafe=job.unsafe)
-    return zero_unconfirmed(gradebook, student, confirmed)
+                        unsafe=job.unsafe, grader_errors=errors)
+    return zero_unconfirmed(gradebook, student, confirmed) + grader_problems(errors)
+
+
+GRADER_ERROR = ("the grader failed while checking this cell, which is not your doing: nbgrader's "
+                "result stands, and your instructor has been told")
+
+
+def grader_problems(errors: Mapping[str, str]) -> list[Problem]:
+    """One problem per cell whose judge raised: the student reads that it is not theirs, the
+    instructor (problems.csv, the report) reads what happened."""
+    return [records.problem(f"{grade_id}: {GRADER_ERROR} ({said})", records.GRADER, grade_id[1:3],
+                            (grade_id,)) for grade_id, said in sorted(errors.items())]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -80,10 +80,12 @@ def run(jobs: Iterable[tuple[str, Job]], workers: int, logs: Path):
                 todo.put(None)
             done.put(None)
 
+    stopped = threading.Event()  # the caller stopped reading: start no further job
+
     def serve() -> None:
         process = None
         try:
-            while (item := todo.get()) is not None:
+            while not stopped.is_set() and (item := todo.get()) is not None:
                 student, job = item
                 outcome = None
                 for _attempt in range(2):
@@ -106,15 +108,18 @@ def run(jobs: Iterable[tuple[str, Job]], workers: int, logs: Path):
     for thread in threads:
         thread.start()
     finished, total = 0, None
-    while total is None or finished < total:
-        item = done.get()
-        if item is None:  # the feeding has ended: now we know how many jobs there are
-            if isinstance(fed[0], BaseException):
-                raise fed[0]
-            total = fed[0]
-            continue
-        finished += 1
-        yield item
+    try:
+        while total is None or finished < total:
+            item = done.get()
+            if item is None:  # the feeding has ended: now we know how many jobs there are
+                if isinstance(fed[0], BaseException):
+                    raise fed[0]
+                total = fed[0]
+                continue
+            finished += 1
+            yield item
+    finally:
+        stopped.set()
     for thread in threads:
         thread.join()
 

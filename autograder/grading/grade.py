@@ -35,7 +35,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.authoring import notebooks, release
-from autograder.check import independent
+from autograder.check import behaviour, independent
 from autograder.course import Course, lecture_of
 from autograder.grading import autograde, gradebook, intake, records
 from autograder.grading.records import Job, Outcome, Problem, problem
@@ -188,6 +188,9 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
         results = (cluster.run(dict(staged()), client, course / "logs") if scheduler
                    else autograde.run(staged(), workers, course / "logs"))
         for student, outcome in results:
+            if checker is not None:  # every worker waits for the reference: it is done by now
+                checker.join()
+                independent.wait_for_reference(reference, limit=0)  # a grader error stops it all here
             report(_finish(course, student, outcome, lectures))
             if feedback:  # while the workers grade the next ones
                 feedback_pages.write_student(course, grades[student])
@@ -232,6 +235,8 @@ def _reference(course: Path, path: Path, unsafe: bool, echo) -> None:
         if lost:
             echo(f"warning: the reference solution did not finish {', '.join(lost)}: "
                  "no student can be confirmed there (is the machine overloaded?)")
+    except behaviour.GraderError as exc:
+        data = {"error": f"grading stopped before any grade was recorded: {exc}"}
     except Exception as exc:
         data = {"error": f"the reference solution could not be run for the independent check: "
                          f"{type(exc).__name__}: {exc}"}

@@ -21,7 +21,8 @@ UNCONFIRMED = "unconfirmed"  # nbgrader's pass was not confirmed by the independ
 UNVERIFIED = "unverified"  # the independent check did not run (--no-verify)
 FAILED = "failed"  # the grading process failed or was stopped: not graded
 EARLIER = "earlier"  # a later hand-in of a graded student was not graded; the earlier grade stands
-KINDS = (REFUSED, REPAIRED, EXECUTION, NBGRADER, UNCONFIRMED, UNVERIFIED, FAILED, EARLIER)
+GRADER = "grader"  # the grader failed on a cell (a judge raised): nbgrader's result stands there
+KINDS = (REFUSED, REPAIRED, EXECUTION, NBGRADER, UNCONFIRMED, UNVERIFIED, FAILED, EARLIER, GRADER)
 
 
 @dataclass(frozen=True)
