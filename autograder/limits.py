@@ -7,7 +7,7 @@ the whole grading process is stopped and the student is "not graded", is derived
 that a hand-in slow in every notebook runs into the limits of its cells and notebooks, and keeps
 what it honestly earns, long before the job limit could stop it.
 
-The values are the defaults below; `NANO_LIMITS="cell=3 notebook=45 scenario=3 check=40"` in the
+The values are the defaults below; `NANO_LIMITS="cell=3 notebook=45 behaviour=3 check=40"` in the
 environment overrides some for every process of a grading run (tests use it to make slow cases
 fast). The modules import the names at the bottom.
 """
@@ -32,18 +32,18 @@ class Limits:
     notebook_slack: int = 30  # nbgrader's own work on one notebook: conversion, validation, gradebook
     output: int = 1_000_000  # bytes of output one notebook records in full; after that only what grades
     message: int = 64_000_000  # bytes of one message from a kernel; a larger one is dropped
-    scenario: int = 20  # one scenario of the independent check, before it is stopped (not confirmed)
-    check: int = 1600  # one hand-in's whole independent check; scenarios not run by then are not
-    #                    confirmed: enough for 80 scenarios at `scenario` each (the course has 69), so
+    behaviour: int = 20  # one behaviour of the independent check, before it is stopped (not confirmed)
+    check: int = 1600  # one hand-in's whole independent check; behaviours not run by then are not
+    #                    confirmed: enough for 80 behaviours at `behaviour` each, so
     #                    that a hand-in slow everywhere still has each of its passes checked
-    check_startup: int = 60  # a fresh check process, before its first scenario starts
+    check_startup: int = 60  # a fresh check process, before its first behaviour starts
     zygote_start: int = 60  # a student's zygote importing ipykernel and the SDK (bwrap.Zygote)
     job_slack: int = 60  # a grading process's own work on a job: reading it, the repairs, the log
 
     @property
     def reference_wait(self) -> int:
         """How long a grading process waits for the reference's observations. The reference runs
-        its scenarios under the same `check` budget (plus a process start), in the coordinator,
+        its behaviours under the same `check` budget (plus a process start), in the coordinator,
         from before the first job is handed out."""
         return self.check + self.check_startup + self.job_slack
 
@@ -116,7 +116,7 @@ NOTEBOOK_LIMIT = LIMITS.notebook
 MAX_RESTARTS = LIMITS.restarts
 OUTPUT_LIMIT = LIMITS.output
 MESSAGE_LIMIT = LIMITS.message
-SCENARIO_TIMEOUT = LIMITS.scenario
+BEHAVIOUR_TIMEOUT = LIMITS.behaviour
 CHECK_BUDGET = LIMITS.check
 CHECK_STARTUP = LIMITS.check_startup
 REFERENCE_WAIT = LIMITS.reference_wait

@@ -2,15 +2,13 @@
 
 Student code runs in the kernel that runs the hidden tests, so it can make them pass without doing
 the work (swallow AssertionError, return objects equal to anything, patch the test helpers...).
-Here the graded behaviour is re-run in a fresh process (`python -I`, fed by RUNNER on stdin) that
-imports only the submission's `nano` and reports PLAIN observations as JSON; the grader, whose
-process never ran student code, judges them against what the reference solution gives for the
-same inputs (the same SEED). A cell is confirmed when every Scenario naming it is judged right.
-
-What the scenarios are lives in `autograder/check/scenarios/lNN.py`, one module per lecture.
+Here each graded behaviour (behaviour.py, behaviours/lNN.py) is re-run in a fresh sandboxed
+process (runner.py, `python -I`) that imports only the hand-in's `nano` and reports PLAIN
+observations as JSON; the grader, whose process never ran student code, draws the inputs from a
+seed and judges the observations with the same judge the notebook's hidden part ran. A cell is
+confirmed when every behaviour naming it is judged right.
 """
 
-import importlib
 import json
 import os
 import queue
@@ -23,123 +21,18 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.authoring import notebooks, release
 from autograder.check import behaviour
 from autograder.check.behaviour import Behaviour
+from autograder.course import lecture_of
+from autograder.grading import records
+from autograder.grading.records import Job, Problem
+from autograder.limits import BEHAVIOUR_TIMEOUT as TIMEOUT, CHECK_BUDGET as BUDGET, CHECK_STARTUP as STARTUP
+from autograder.limits import REFERENCE_WAIT
 from autograder.sandbox import bwrap
 
-
-def equal(got: dict, ref: dict) -> bool:
-    return got == ref
-
-
-@dataclass(frozen=True)
-class Scenario:
-    grade_id: str            # the graded test cell it confirms, e.g. "l02_read_file_missing_path"
-    code: str                # Python run in the student's process, with SEED, scratch, observe, answers
-    judge: Callable[[dict, dict], bool] = equal   # judge(got, ref) in the GRADER's process
-    answers: tuple[str, ...] = ()   # grade_ids of the answer cells whose source is exec'd first
-
-
-# Seconds one scenario, one submission's whole check, a fresh runner's start (autograder/limits.py).
-from autograder.limits import CHECK_BUDGET as BUDGET, CHECK_STARTUP as STARTUP, SCENARIO_TIMEOUT as TIMEOUT  # noqa: E402
-
-# The runner, run as `python -I -c RUNNER` in the workspace copy. It imports nothing from
-# autograder: it reads {"seed", "timeout", "answers": {grade_id: source}, "scenarios": [{"code",
-# "answers"}]} on stdin, and writes {"start": i} then {"done": i, "obs": ...} per scenario on the
-# stdout it had at startup (fd 1 is then pointed at /dev/null, so prints do not get in the way).
-RUNNER = r'''
-import json, math, os, signal, sys, tempfile, traceback
-from pathlib import Path
-
-job = json.loads(sys.stdin.read())
-channel = os.fdopen(os.dup(1), "w")
-null = os.open(os.devnull, os.O_RDWR)
-for fd in (0, 1):
-    os.dup2(null, fd)
-sys.path.insert(0, os.getcwd())
-scratch_root = Path(tempfile.mkdtemp(prefix="scratch-", dir=job["tmp"]))
-
-
-class ScenarioTimeout(BaseException):
-    pass
-
-
-def on_alarm(signum, frame):
-    raise ScenarioTimeout()
-
-
-def plain(value, depth=0):
-    """value as exact JSON types; anything else becomes a marker the judge will not accept."""
-    kind = type(value)
-    if depth > 60:
-        return {"__unplain__": "nested too deep"}
-    if value is None or kind in (bool, int, str):
-        return value
-    if kind is float:
-        return value if math.isfinite(value) else repr(value)
-    if kind in (list, tuple):
-        return [plain(v, depth + 1) for v in value]
-    if kind is dict:
-        out = {}
-        for k, v in value.items():
-            k = plain(k, depth + 1)
-            out[k if type(k) is str else json.dumps(k)] = plain(v, depth + 1)
-        return out
-    if isinstance(value, str):
-        return str.__str__(value)
-    return {"__unplain__": f"{kind.__module__}.{kind.__qualname__}"}
-
-
-def send(record):
-    channel.write(json.dumps(record) + "\n")
-    channel.flush()
-
-
-for i, scenario in enumerate(job["scenarios"]):
-    if i < job["first"]:
-        continue
-    send({"start": i})
-    seen = {}
-
-    def observe(**values):
-        seen.update(plain(values))
-
-    scratch = scratch_root / f"s{i}"
-    scratch.mkdir()
-    signal.signal(signal.SIGALRM, on_alarm)
-    signal.alarm(job["timeout"])
-    try:
-        try:
-            answers = {"__name__": "__answers__"}
-            for grade_id, source in job["answers"].items():
-                if grade_id in scenario["answers"]:
-                    try:
-                        exec(compile(source, grade_id, "exec"), answers)
-                    except Exception:
-                        pass
-            answers = {k: v for k, v in answers.items() if not k.startswith("__")}
-            exec(compile(scenario["code"], scenario["grade_id"], "exec"),
-                 {"__name__": "__scenario__", "SEED": job["seed"], "scratch": scratch,
-                  "observe": observe, "answers": answers})
-        except ScenarioTimeout:
-            raise
-        except BaseException as exc:
-            try:
-                message = str(exc)
-            except BaseException:
-                message = "(its message could not be read)"
-            seen.update({"raised": type(exc).__name__, "message": plain(message)})
-        finally:
-            signal.alarm(0)
-        send({"done": i, "obs": seen})
-    except ScenarioTimeout:
-        send({"done": i, "obs": None})
-    os.chdir(job["cwd"])
-'''
 
 
 def _confine(argv: list[str], work: Path, tmp: Path, env: Mapping[str, str], unsafe: bool) -> list[str]:
@@ -151,31 +44,14 @@ def _confine(argv: list[str], work: Path, tmp: Path, env: Mapping[str, str], uns
 
 
 def _key(grade_id: str, seen: dict[str, int]) -> str:
-    """grade_id for a cell's first Scenario, grade_id#2, #3... for its further ones."""
+    """grade_id for a cell's first behaviour, grade_id#2, #3... for its further ones."""
     seen[grade_id] = seen.get(grade_id, 0) + 1
     return grade_id if seen[grade_id] == 1 else f"{grade_id}#{seen[grade_id]}"
 
 
-def keys(scenarios: Iterable[Scenario]) -> list[str]:
+def keys(behaviours: Iterable[Behaviour]) -> list[str]:
     seen: dict[str, int] = {}
-    return [_key(s.grade_id, seen) for s in scenarios]
-
-
-def observe_all(workspace: Path, scenarios: list[Scenario], seed: int,
-                answer_sources: Mapping[str, str], *, timeout: int = TIMEOUT,
-                unsafe: bool = False, budget: float = BUDGET) -> dict[str, dict | None]:
-    """Run `scenarios` one after another in one process, on a fresh copy of `workspace`; return
-    their observations.
-
-    Keys are grade_ids (grade_id#2, #3... for a cell's further scenarios, see `keys`). None means
-    the scenario did not finish: it ran past `timeout`, or its process died or hung, in which case
-    the scenarios after it run in a fresh process, or `budget` seconds had passed before it began.
-    """
-    payload = {"seed": seed, "timeout": int(timeout), "answers": dict(answer_sources),
-               "scenarios": [{"grade_id": s.grade_id, "code": s.code, "answers": list(s.answers)}
-                             for s in scenarios]}
-    return _observe(workspace, keys(scenarios), payload, lambda tmp: [sys.executable, "-I", "-c", RUNNER],
-                    timeout, unsafe, budget)
+    return [_key(b.grade_id, seen) for b in behaviours]
 
 
 RUNNER_FILES = ("runner.py", "kit.py")  # what the behaviours' runner needs beside it
@@ -183,8 +59,13 @@ RUNNER_FILES = ("runner.py", "kit.py")  # what the behaviours' runner needs besi
 
 def observe_items(workspace: Path, items: list[dict], answer_sources: Mapping[str, str], *,
                   timeout: int = TIMEOUT, unsafe: bool = False, budget: float = BUDGET) -> dict[str, dict | None]:
-    """Run behaviours' observe code (`items`, see `plan`) in one runner.py process on a fresh copy
-    of `workspace`, as `observe_all` runs scenarios; key -> observation, None if not finished."""
+    """Run behaviours' observe code (`items`, see `plan`) one after another in runner.py, on a fresh
+    copy of `workspace`; key -> observation.
+
+    None means the item did not finish: it ran past its timeout, or its process died or hung, in
+    which case the items after it run in a fresh process, or `budget` seconds had passed before it
+    began.
+    """
     payload = {"timeout": int(timeout), "answers": dict(answer_sources), "items": items}
 
     def argv(tmp: Path) -> list[str]:
@@ -274,18 +155,7 @@ def _run(work: Path, tmp: Path, job: dict, command: list[str], timeout: int, uns
 
 
 # ---------------------------------------------------------------------------------------------
-# The scenarios, the workspaces they run in, and the judging.
-
-def lecture_scenarios(number: str) -> list[Scenario]:
-    """The scenarios of lecture `number` ("01"); none if its module is not written yet."""
-    try:
-        module = importlib.import_module(f"autograder.check.scenarios.l{number}")
-    except ModuleNotFoundError as exc:
-        if exc.name != f"autograder.check.scenarios.l{number}":
-            raise
-        return []
-    return list(module.SCENARIOS)
-
+# The behaviours of a course, the workspaces they run in, and the judging.
 
 def answer_sources(notebook: Path) -> dict[str, str]:
     """grade_id -> source of each answer cell of a notebook, in notebook order ({} if unreadable)."""
@@ -299,7 +169,7 @@ def answer_sources(notebook: Path) -> dict[str, str]:
 
 
 def make_workspace(course: Path, nano_files: Mapping[str, str], dest: Path) -> Path:
-    """What the scenarios run in: the course's source files (no notebooks) with `nano_files`
+    """What the behaviours run in: the course's source files (no notebooks) with `nano_files`
     ({"nano/tools.py": text}) over them."""
     source = course / "source" / release.ASSIGNMENT
     shutil.copytree(source, dest, ignore=shutil.ignore_patterns("*.ipynb", "__pycache__",
@@ -313,19 +183,6 @@ def make_workspace(course: Path, nano_files: Mapping[str, str], dest: Path) -> P
 def lecture_notebooks(course: Path) -> dict[str, str]:
     """Lecture number -> notebook file name, from the course's release."""
     return {p.name[:2]: p.name for p in sorted((course / "release" / release.ASSIGNMENT).glob("*.ipynb"))}
-
-
-def course_scenarios(course: Path) -> dict[str, list[Scenario]]:
-    """Lecture number -> the scenarios of the graded cells its released notebook has."""
-    found = {}
-    for number, name in lecture_notebooks(course).items():
-        if behaviour.lecture(number) is not None:
-            continue
-        cells = notebooks.points(notebooks.load(course / "release" / release.ASSIGNMENT / name))
-        scenarios = [s for s in lecture_scenarios(number) if s.grade_id in cells]
-        if scenarios:
-            found[number] = scenarios
-    return found
 
 
 def course_behaviours(course: Path) -> dict[str, list[Behaviour]]:
@@ -355,10 +212,9 @@ def plan(behaviours: list[Behaviour], seed: int) -> list[dict]:
 
 
 def unchecked(course: Path) -> list[str]:
-    """The graded cells of the course that no scenario confirms (none in the real course: a test
+    """The graded cells of the course that no behaviour confirms (none in the real course: a test
     sees to it); nbgrader's result stands there."""
-    covered = {s.grade_id for scenarios in course_scenarios(course).values() for s in scenarios} | \
-        {b.grade_id for lecture in course_behaviours(course).values() for b in lecture}
+    covered = {b.grade_id for lecture in course_behaviours(course).values() for b in lecture}
     return [grade_id for name in lecture_notebooks(course).values()
             for grade_id in notebooks.points(notebooks.load(course / "release" / release.ASSIGNMENT / name))
             if grade_id not in covered]
@@ -366,27 +222,21 @@ def unchecked(course: Path) -> list[str]:
 
 def observe_course(course: Path, nano_files: Mapping[str, str], answers: Mapping[str, str],
                    seed: int, *, timeout: int = TIMEOUT, unsafe: bool = False) -> dict[str, dict[str, dict | None]]:
-    """Lecture number -> observations of its scenarios, for one submission (or the reference).
+    """Lecture number -> observations of its behaviours, for one submission (or the reference).
 
-    All lectures' scenarios run in one process, one after another: a process costs a Python
-    start and, for lectures 01, 05 and 06, a second of importing the SDK; while its scenarios
+    All lectures' behaviours run in one process, one after another: a process costs a Python
+    start and, for lectures 01, 05 and 06, a second of importing the SDK; while its behaviours
     wait (sleeping commands, timeouts), other students' grading has the CPU.
     """
-    scenarios, behaviours = course_scenarios(course), course_behaviours(course)
-    if not scenarios and not behaviours:
+    behaviours = course_behaviours(course)
+    if not behaviours:
         return {}
-    found: dict[str, dict | None] = {}
     with tempfile.TemporaryDirectory(prefix="nano-verify-ws-") as tmp:
         workspace = make_workspace(course, nano_files, Path(tmp) / "workspace")
-        if behaviours:
-            found.update(observe_items(workspace, plan([b for n in behaviours for b in behaviours[n]], seed),
-                                       answers, timeout=timeout, unsafe=unsafe))
-        if scenarios:
-            found.update(observe_all(workspace, [s for number in scenarios for s in scenarios[number]],
-                                     seed, answers, timeout=timeout, unsafe=unsafe))
+        found = observe_items(workspace, plan([b for n in behaviours for b in behaviours[n]], seed),
+                              answers, timeout=timeout, unsafe=unsafe)
     # grade_ids start with their lecture ("l03_..."), so the keys are those of each lecture alone
-    return {number: {name: found[name] for name in keys(lecture)}
-            for number, lecture in [*scenarios.items(), *behaviours.items()]}
+    return {number: {name: found[name] for name in keys(lecture)} for number, lecture in behaviours.items()}
 
 
 def reference(course: Path, seed: int | None = None, *, timeout: int = TIMEOUT,
@@ -425,20 +275,6 @@ def student_files(workspace: Path) -> tuple[dict[str, str], dict[str, str]]:
     return files, answers
 
 
-def judge_all(scenarios: list[Scenario], got: Mapping[str, dict | None],
-              ref: Mapping[str, dict | None]) -> dict[str, bool]:
-    """grade_id -> confirmed: every scenario of the cell finished, for both, and its judge agreed."""
-    confirmed: dict[str, bool] = {}
-    for scenario, name in zip(scenarios, keys(scenarios)):
-        mine, truth = got.get(name), ref.get(name)
-        try:
-            ok = mine is not None and truth is not None and bool(scenario.judge(mine, truth))
-        except Exception:
-            ok = False
-        confirmed[scenario.grade_id] = confirmed.get(scenario.grade_id, True) and ok
-    return confirmed
-
-
 def judge_behaviours(behaviours: list[Behaviour], seed: int,
                      got: Mapping[str, dict | None]) -> dict[str, bool | str]:
     """key -> True (right), False (wrong, or it did not finish) or, when the judge itself raised,
@@ -459,17 +295,14 @@ def judge_behaviours(behaviours: list[Behaviour], seed: int,
 def confirm(course: Path, nano_files: Mapping[str, str], answers: Mapping[str, str],
             ref: dict, *, timeout: int = TIMEOUT, unsafe: bool = False,
             grader_errors: dict[str, str] | None = None) -> dict[str, bool]:
-    """grade_id -> confirmed, for every cell that has scenarios or behaviours, for one
-    submission's files, against `ref` (from `reference`, same course).
+    """grade_id -> confirmed, for every cell that has behaviours, for one submission's files, with
+    the seed of `ref` (from `reference`, same course).
 
     A cell whose judge raised is left out (nbgrader's result stands there) and named, with what
     happened, in `grader_errors` if given.
     """
     got = observe_course(course, nano_files, answers, ref["seed"], timeout=timeout, unsafe=unsafe)
     confirmed: dict[str, bool] = {}
-    for number, scenarios in course_scenarios(course).items():
-        confirmed.update(judge_all(scenarios, got.get(number, {}),
-                                   ref["observations"].get(number, {})))
     errors: dict[str, str] = {}
     for number, lecture in course_behaviours(course).items():
         for key, verdict in judge_behaviours(lecture, ref["seed"], got.get(number, {})).items():
@@ -488,9 +321,6 @@ def confirm(course: Path, nano_files: Mapping[str, str], answers: Mapping[str, s
 # ---------------------------------------------------------------------------------------------
 # Into the grades: a pass nbgrader gave but the check did not confirm scores 0, and says so.
 
-from autograder.course import lecture_of  # noqa: E402
-from autograder.grading import records  # noqa: E402
-from autograder.grading.records import Job, Problem  # noqa: E402
 
 UNCONFIRMED = "nbgrader's pass was not confirmed by the independent check (scores 0)"
 SKIPPED = "not confirmed by the independent check: grading ran with --no-verify"
@@ -533,7 +363,6 @@ def zero_unconfirmed(gradebook: Path, student: str, confirmed: Mapping[str, bool
     return problem_lines(unconfirmed)
 
 
-from autograder.limits import REFERENCE_WAIT  # noqa: E402 (seconds a worker waits for the reference)
 
 
 def wait_for_reference(path: Path, limit: float = REFERENCE_WAIT) -> dict:

@@ -223,13 +223,13 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
 
 
 def _reference(course: Path, path: Path, unsafe: bool, echo) -> None:
-    """Run the reference solution's scenarios (independent.reference, a new SEED) and write what it
+    """Run the reference solution's behaviours (independent.reference, a new SEED) and write what it
     observed to `path`, where each worker waits for it (independent.check_submission); or, if it could
     not run, why, so that no worker waits in vain."""
     try:
         data = independent.reference(course, unsafe=unsafe)
         if independent.unchecked(course):
-            echo(f"note: no scenario of the independent check covers {', '.join(independent.unchecked(course))}: "
+            echo(f"note: no behaviour of the independent check covers {', '.join(independent.unchecked(course))}: "
                  "nbgrader's result stands there unconfirmed")
         lost = [g for lecture in data["observations"].values() for g, o in lecture.items() if o is None]
         if lost:

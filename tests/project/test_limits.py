@@ -23,7 +23,7 @@ from autograder import limits
 from autograder.authoring import notebooks, release
 from autograder.grading import grade
 
-SMALL = "cell=3 notebook=50 kernel_start=30 scenario=2 check=160 check_startup=30"  # check: 80 scenarios
+SMALL = "cell=3 notebook=50 kernel_start=30 behaviour=2 check=160 check_startup=30"  # check: 80 behaviours
 SLEEP = 3600  # seconds each student function sleeps before doing its work
 
 
