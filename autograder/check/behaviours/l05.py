@@ -209,6 +209,12 @@ def listed(value):
     return value if isinstance(value, list) else []
 
 
+def part(value, *path):
+    """at(value, *path) if it is a dict, else an empty one."""
+    found = at(value, *path)
+    return found if isinstance(found, dict) else {}
+
+
 def raised(run, section):
     """The sentence for a run that raised, or None."""
     if isinstance(run, dict) and run.get("raised"):
@@ -294,10 +300,10 @@ def observe_stand_in_client(inputs, answers):
 
 
 def judge_stand_in_client(inputs, seen):
-    fields, got = listed(seen.get("fields")), seen.get("got") if isinstance(seen.get("got"), dict) else {}
+    fields, got = listed(seen.get("fields")), part(seen, "got")
     if len(fields) != 1:
         if got.get("raised"):
-            yield f"call_model raised {got['raised'][0]}: {got.get('message')} (section 1)"
+            yield f"call_model raised {at(got, 'raised', 0)}: {got.get('message')} (section 1)"
         yield f"one call_model must make one messages.create call, it made {len(fields)} (section 1)"
         return
     if fields[0] != FIVE:
@@ -485,7 +491,7 @@ def observe_reuses_client(inputs, answers):
 
 def judge_reuses_client(inputs, seen):
     if seen.get("raised"):
-        yield f"call_model raised {seen['raised'][0]}: {seen.get('message')} (section 1)"
+        yield f"call_model raised {at(seen, 'raised', 0)}: {seen.get('message')} (section 1)"
     if seen.get("requests") != 3:
         yield f"three calls must send three requests; the server saw {seen.get('requests')} (section 1)"
     if seen.get("first_is_real") is not True:
@@ -634,8 +640,8 @@ def observe_verbatim(inputs, answers):
 
 
 def judge_verbatim(inputs, seen):
-    visible, hidden = seen.get("visible") or {}, seen.get("hidden") or {}
-    first = at(visible, "turns", 0) or {}
+    visible, hidden = part(seen, "visible"), part(seen, "hidden")
+    first = part(visible, "turns", 0)
     if raised(visible, "section 2"):
         yield raised(visible, "section 2")
     if first.get("equal") is not True:
@@ -685,7 +691,7 @@ def observe_by_id(inputs, answers):
 
 
 def judge_by_id(inputs, seen):
-    visible, hidden = seen.get("visible") or {}, seen.get("hidden") or {}
+    visible, hidden = part(seen, "visible"), part(seen, "hidden")
     if raised(visible, "section 3"):
         yield raised(visible, "section 3")
     if visible.get("ran") != [["read_file", {"path": "notes.txt"}]]:
@@ -747,7 +753,7 @@ def observe_tool_error(inputs, answers):
 
 
 def judge_tool_error(inputs, seen):
-    visible, hidden, n = seen.get("visible") or {}, seen.get("hidden") or {}, inputs["n"]
+    visible, hidden, n = part(seen, "visible"), part(seen, "hidden"), inputs["n"]
     result = at(visible, "messages", 2, "content", 0)
     result = result if isinstance(result, dict) else {}
     if raised(visible, "section 3"):
@@ -824,7 +830,7 @@ def declined(result):
 
 
 def judge_declined(inputs, seen):
-    visible = seen.get("visible") or {}
+    visible = part(seen, "visible")
     if raised(visible, "section 3"):
         yield raised(visible, "section 3")
     if visible.get("events") != [["ask", "bash"]]:
@@ -852,7 +858,7 @@ def judge_declined(inputs, seen):
             yield "a declined result must say 'declined' (section 3)"
         elif result.get("is_error", False) is not False:
             yield "a denial is not an error: is_error must be False (section 3)"
-    mixed = seen.get("mixed") or {}
+    mixed = part(seen, "mixed")
     found = listed(mixed.get("events"))
     if raised(mixed, "section 3"):
         yield raised(mixed, "section 3")
@@ -898,7 +904,7 @@ def observe_ungated(inputs, answers):
 
 
 def judge_ungated(inputs, seen):
-    visible, hidden = seen.get("visible") or {}, seen.get("hidden") or {}
+    visible, hidden = part(seen, "visible"), part(seen, "hidden")
     if visible.get("asked") != [] or visible.get("prompts") != 0:
         yield (f"read_file and list_files are not gated: the gate must not be consulted (it was asked about "
                f"{visible.get('asked')}) (section 3)")
@@ -941,7 +947,7 @@ def contents(message):
 
 
 def judge_one_message(inputs, seen):
-    visible, hidden, tag = seen.get("visible") or {}, seen.get("hidden") or {}, inputs["tag"]
+    visible, hidden, tag = part(seen, "visible"), part(seen, "hidden"), inputs["tag"]
     if raised(visible, "section 4"):
         yield raised(visible, "section 4")
     if visible.get("roles") != ["user", "assistant", "user", "assistant"]:
@@ -989,7 +995,7 @@ def observe_callers_list(inputs, answers):
 
 
 def judge_callers_list(inputs, seen):
-    visible, hidden = seen.get("visible") or {}, seen.get("hidden") or {}
+    visible, hidden = part(seen, "visible"), part(seen, "hidden")
     if raised(visible, "section 4"):
         yield raised(visible, "section 4")
     if visible.get("length") != 4:
@@ -1040,16 +1046,16 @@ def observe_turn_limit(inputs, answers):
 def judge_turn_limit(inputs, seen):
     runs = listed(seen.get("runs"))
     for index, (limit, per_call) in enumerate(inputs["limits"]):
-        run = at(runs, index) or {}
+        run = part(runs, index)
         if run.get("calls") != limit:
             yield (f"with max_turns={limit} the model must be called exactly {limit} times (model calls, not tool "
                    f"calls); it was called {run.get('calls')} times (section 4)")
         elif run.get("status") != "max_turns":
             yield f"with max_turns={limit} the run must return 'max_turns', not {run.get('status')!r} (section 4)"
-    default = seen.get("default") or {}
+    default = part(seen, "default")
     if default.get("calls") != 25 or default.get("status") != "max_turns":
         yield f"by default the limit is 25 model calls (MAX_TURNS); the model was called {default.get('calls')} times (section 4)"
-    finishing, limit = seen.get("finishing") or {}, inputs["finishing"]
+    finishing, limit = part(seen, "finishing"), inputs["finishing"]
     if finishing.get("calls") != limit or finishing.get("status") != "done":
         yield (f"a model that stops on call {limit} of max_turns={limit} has finished: 'done', "
                f"not {finishing.get('status')!r} (section 4)")
@@ -1103,7 +1109,7 @@ def first_difference(got, expected):
 
 
 def judge_celsius(inputs, seen):
-    visible, hidden = seen.get("visible") or {}, seen.get("hidden") or {}
+    visible, hidden = part(seen, "visible"), part(seen, "hidden")
     entries, expected = seen.get("entries"), seen.get("expected")
     if raised(visible, "section 5"):
         yield raised(visible, "section 5")
@@ -1119,7 +1125,8 @@ def judge_celsius(inputs, seen):
 
 
 BEHAVIOURS = [
-    Behaviour("l05_call_model_sends_five_fields", observe_stand_in_client, judge_stand_in_client),
+    # First in the check's process: importing the SDK alone can take a loaded machine 15 s.
+    Behaviour("l05_call_model_sends_five_fields", observe_stand_in_client, judge_stand_in_client, timeout=60),
     Behaviour("l05_call_model_sends_five_fields", observe_five_fields, judge_five_fields, draw_request),
     Behaviour("l05_call_model_reuses_client", observe_fresh_import, judge_fresh_import),
     Behaviour("l05_call_model_reuses_client", observe_reuses_client, judge_reuses_client, draw_request),
