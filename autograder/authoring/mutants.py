@@ -137,7 +137,7 @@ MORE_MUTANTS = [
            '    if count == 0:\n        raise ValueError(f"old_string was not found in {path}: read the file '
            'and copy the text "\n                         "exactly, whitespace included")\n', "", ok=False),
     Mutant("bash_kills_only_the_shell", "03", "nano/tools.py", "os.killpg(proc.pid, signal.SIGKILL)",
-           "proc.kill()", ok=False),
+           "proc.kill()", ok=True),  # ./ok's lone `sleep` is the shell's exec'd child: killing the shell kills it
     Mutant("confirm_case_sensitive", "04", "nano/gate.py", YES, 'return answer.strip() in ("y", "yes")', ok=False),
     Mutant("preview_bash_shows_the_dict", "04", "nano/gate.py",
            "        return f\"$ {input.get('command', '')}\"", '        return f"$ {input}"', ok=False),

@@ -11,7 +11,6 @@ style), with input() replaced by one that fails, on an event loop of its own (`a
 
 from autograder.check.behaviour import Behaviour
 from autograder.check.kit import attempt, attempt_async
-from nano.testing import scratch_dir, scripted_asker, stand_in
 
 # fixtures/convert.py as the workspace holds it: the Celsius fix is previewed on a copy.
 CELSIUS = ('"""Temperature conversions. One of them is wrong: the Celsius trace is nano fixing it."""\n'
@@ -38,6 +37,7 @@ def case(name, tool_input, files=None):
 def observe_previews(inputs, answers):
     """What preview returned (or raised) for each case, each in a fresh scratch folder."""
     from nano import gate
+    from nano.testing import scratch_dir
 
     shown = {}
     for key, call in inputs["cases"].items():
@@ -218,6 +218,8 @@ def observe_unchanged(inputs, answers):
     """The files after each preview, and what preview raised along the way."""
     from pathlib import Path
 
+    from nano.testing import scratch_dir
+
     from nano import gate
 
     tag, original = inputs["tag"], inputs["original"]
@@ -332,6 +334,7 @@ def observe_confirm(inputs, answers):
     import unittest.mock
 
     from nano import gate
+    from nano.testing import scripted_asker, stand_in
 
     state, asked = double_preview.__defaults__[0], []
     with stand_in(gate.preview, double_preview), unittest.mock.patch.object(builtins, "input", no_input):
