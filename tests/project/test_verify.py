@@ -64,6 +64,18 @@ def test_every_graded_cell_of_the_lecture_has_a_behaviour(number):
         compile(behaviour.notebook_code(b.grade_id), b.grade_id, "exec")
 
 
+@pytest.mark.parametrize("number", LECTURES)
+def test_a_lecture_s_behaviours_import_nano_only_where_they_run(number):
+    """At module level `nano` would be the grader's (and `nano-course`, a console script, cannot
+    import it at all); inside observe it is the hand-in's, as it must be."""
+    import ast
+
+    tree = ast.parse((ROOT / "autograder" / "check" / "behaviours" / f"l{number}.py").read_text(encoding="utf-8"))
+    imported = [alias.name for node in tree.body if isinstance(node, ast.Import) for alias in node.names]
+    imported += [node.module for node in tree.body if isinstance(node, ast.ImportFrom)]
+    assert not [name for name in imported if name and name.split(".")[0] == "nano"]
+
+
 def item(key, observe, inputs=None, answers=(), timeout=None):
     return {"key": key, "code": behaviour.standalone(observe, names={observe.__name__: "observe"}),
             "inputs": inputs or {}, "answers": list(answers), "timeout": timeout}
