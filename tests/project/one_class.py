@@ -7,8 +7,8 @@ test_verify). Graded together, the workers stay busy, and the course copy, the r
 observations and the workers' start-up are paid once. Each test reads its own students' rows.
 
 The ids keep the groups apart: the samples as committed; each mutant as mutant-<name>, on a
-perfect hand-in; each alternative (autograder/authoring/alternatives.py; test_mutations) as
-alt-<name>, on a perfect hand-in too; the attackers as m-<attack>, each on the honest partial hand-in
+perfect hand-in; the alternatives (autograder/authoring/alternatives.py; test_mutations) packed
+as alt-pack-<n> on perfect hand-ins, a contested one alone as alt-<name>; the attackers as m-<attack>, each on the honest partial hand-in
 (ab-honest-partial: lecture 02's read_file not written), graded between the perfect aa-honest and
 zz-honest. zz-honest is also the mutant test's reference.
 """
@@ -26,7 +26,8 @@ from pathlib import Path
 from autograder import cli
 from autograder.authoring import release
 from autograder.grading import grade
-from autograder.authoring.alternatives import ALTERNATIVES
+from autograder.authoring import notebooks
+from autograder.authoring.alternatives import ALTERNATIVES, Alternative
 from autograder.authoring.mutants import MORE_MUTANTS, MUTANTS, Mutant, apply
 
 SAMPLES = release.ROOT / "fixtures" / "submissions"
@@ -105,9 +106,52 @@ def write_class(release_dir: Path, subs: Path) -> None:
         module.write_text(module.read_text(encoding="utf-8") + "\n" + code, encoding="utf-8")
     for mutant in mutants():
         apply(solved(f"mutant-{mutant.name}"), mutant)
-    for alternative in ALTERNATIVES:
-        apply(solved(f"alt-{alternative.name}"), alternative)
+    for name, group in alternative_hand_ins().items():
+        work = solved(name)
+        for alternative in group:
+            apply(work, alternative)
     solved("zz-honest")
+
+
+GROUP = 10  # alternatives at most in one hand-in
+
+
+def alternative_hand_ins() -> dict[str, tuple[Alternative, ...]]:
+    """Hand-in name -> the alternatives it carries. A contested one is a hand-in of its own (it may
+    lose points, and must be told apart); the others are packed, up to GROUP in a hand-in, each
+    edit still applying exactly once after the ones before it: correct code plus correct code
+    is correct code, and the class is 35 hand-ins shorter for it."""
+    texts = {}
+
+    def text(file: str) -> str:
+        if file not in texts:
+            path = release.ROOT / file if file.startswith("nano/") else \
+                next((release.ROOT / "lectures").glob(file))
+            texts[file] = path.read_text(encoding="utf-8") if file.endswith(".py") else \
+                "\n\x00\n".join(c.source for c in notebooks.load(path).cells)
+        return texts[file]
+
+    hand_ins: dict[str, tuple[Alternative, ...]] = {}
+    packs: list[tuple[list[Alternative], dict[str, str]]] = []
+    for alternative in ALTERNATIVES:
+        if alternative.contested:
+            hand_ins[f"alt-{alternative.name}"] = (alternative,)
+            continue
+        for members, edited in packs:
+            current = edited.get(alternative.file, text(alternative.file))
+            if len(members) < GROUP and current.count(alternative.old) == 1 and \
+                    all(a.file != alternative.file or a.new not in current or alternative.old not in a.new
+                        for a in members):
+                break
+        else:
+            members, edited = [], {}
+            packs.append((members, edited))
+        current = edited.get(alternative.file, text(alternative.file))
+        edited[alternative.file] = current.replace(alternative.old, alternative.new)
+        members.append(alternative)
+    for number, (members, _) in enumerate(packs, 1):
+        hand_ins[f"alt-pack-{number}"] = tuple(members)
+    return hand_ins
 
 
 @dataclass(frozen=True)

@@ -13,8 +13,8 @@ NANO_ALL_MUTANTS=1 is set (all 48 lost points in their own lecture only when thi
 written).
 
 The other half of fairness: the alternatives catalogue (autograder/authoring/alternatives.py),
-correct code written another way, graded in the same class as alt-<name>, must keep all 10 points
-in every lecture, with no problem noted. A contested one (a format the contract may fix) may
+correct code written another way, graded in the same class (packed several to a hand-in by
+one_class.alternative_hand_ins), must keep all 10 points in every lecture, with no problem noted. A contested one (a format the contract may fix) may
 instead fail ./ok, so that the student hears of it before grading; it may never pass ./ok and
 lose points. test_alternatives.py checks that each passes ./ok on its own.
 """
@@ -92,24 +92,26 @@ def test_each_named_mistake_costs_points_in_its_own_lecture_only(graded_class, c
 @pytest.mark.slow
 def test_each_alternative_keeps_all_10_points(graded_class, capsys):
     grades, full = graded_class.grades, grade.max_points(graded_class.course)
-    contested = [a for a in ALTERNATIVES if a.contested]
+    hand_ins = one_class.alternative_hand_ins()
+    assert sorted(a.name for group in hand_ins.values() for a in group) == sorted(a.name for a in ALTERNATIVES)
+    contested = {name: group[0] for name, group in hand_ins.items() if group[0].contested}
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        passes_ok = dict(zip((a.name for a in contested), pool.map(
-            lambda a: visible_checks_pass(graded_class.hand_ins / f"alt-{a.name}", a.lecture), contested)))
+        passes_ok = dict(zip(contested, pool.map(
+            lambda name: visible_checks_pass(graded_class.hand_ins / name, contested[name].lecture), contested)))
 
-    lines, wrong = [f"{'alternative':44} lecture  ./ok    points lost"], []
-    for alternative in ALTERNATIVES:
-        got = grades[f"alt-{alternative.name}"]
+    lines, wrong = [f"{'hand-in':28} {'alternatives':60} ./ok    points lost"], []
+    for name, group in hand_ins.items():
+        got = grades[name]
         lost = {k: round(full[k] - v, 3) for k, v in got.scores.items() if v < full[k] - 1e-9}
-        ok = {True: "passes", False: "fails", None: ""}[passes_ok.get(alternative.name)]
-        lines.append(f"{alternative.name:44} {alternative.lecture:7}  {ok:6}  "
+        ok = {True: "passes", False: "fails", None: ""}[passes_ok.get(name)]
+        names = ", ".join(a.name for a in group)
+        lines.append(f"{name:28} {names[:60]:60} {ok:6}  "
                      + (", ".join(f"{k}: -{v:g}" for k, v in lost.items()) or "nothing")
                      + (f"  ({got.problem})" if got.problem else ""))
-        if (lost or got.problem) and not (alternative.contested and not passes_ok[alternative.name]):
-            wrong.append(f"{alternative.name} ({alternative.lecture}; {alternative.why}) lost "
-                         f"{lost or 'nothing'} {got.problem}")
+        if (lost or got.problem) and not (name in contested and not passes_ok[name]):
+            wrong.append(f"{name} ({names}: {'; '.join(a.why for a in group)}) lost {lost or 'nothing'} {got.problem}")
     with capsys.disabled():
         print("\n" + "\n".join(lines))
 
-    assert not wrong, ("correct code lost points (a contested one only where ./ok passes on it):\n"
-                       + "\n".join(wrong))
+    assert not wrong, ("correct code lost points (a contested one only where ./ok passes on it; a pack "
+                       "carries several alternatives: grade them one by one to find which):\n" + "\n".join(wrong))
