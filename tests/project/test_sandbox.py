@@ -610,7 +610,7 @@ def test_grade_refuses_without_bwrap_unless_unsafe(mini_course, tmp_path, monkey
     shutil.rmtree(course / "submitted", ignore_errors=True)  # the shared mini course may have graded
     (course / "grades.csv").unlink(missing_ok=True)
     hand_in(tmp_path / "subs", course / "release" / "nano", lectures, "alice")
-    monkeypatch.setattr(sandbox, "available", lambda: False)
+    monkeypatch.setattr(bwrap, "available", lambda: False)
 
     code = cli.main(["grade", str(tmp_path / "subs"), "--course", str(course), "--timeout", "20"])
     out, err = capsys.readouterr()
