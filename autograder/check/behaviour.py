@@ -130,6 +130,8 @@ def standalone(*functions: Callable, names: dict[str, str] | None = None) -> str
         definitions[obj.__name__] = _definition(obj)
         codes = [obj.__code__] if inspect.isfunction(obj) else \
             [m.__code__ for m in vars(obj).values() if inspect.isfunction(m)]
+        if inspect.isclass(obj):  # its bases are names its definition reads
+            codes.append(compile(f"({', '.join(b.__name__ for b in obj.__bases__)})", "<bases>", "eval"))
         home = inspect.getmodule(obj)
         for name in sorted(set().union(*map(_global_names, codes))):
             if name.startswith("__") or name not in vars(home) or (hasattr(builtins, name) and vars(home)[name] is getattr(builtins, name)):

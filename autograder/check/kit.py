@@ -75,3 +75,50 @@ def plain(value, depth=0):
     if isinstance(value, str):
         return str.__str__(value)
     return {"__unplain__": f"{kind.__module__}.{kind.__qualname__}"}
+
+
+# The reading side of `attempt`, for judges: `seen` may hold anything, so nothing here raises.
+
+def dicts_of(value, count) -> list:
+    """`value` as a list of exactly `count` dicts ({} for what is missing or not a dict)."""
+    found = value if isinstance(value, list) else []
+    return [item if isinstance(item, dict) else {} for item in found[:count]] + [{}] * max(0, count - len(found))
+
+
+def outcomes_of(seen, key, count) -> list:
+    """seen[key] as exactly `count` outcome dicts."""
+    return dicts_of(seen.get(key) if isinstance(seen, dict) else None, count)
+
+
+def raised_names(outcome) -> list:
+    """The class names of what an outcome raised, most derived first ([] if it returned)."""
+    names = outcome.get("raised") if isinstance(outcome, dict) else None
+    return [name for name in names if isinstance(name, str)] if isinstance(names, list) else []
+
+
+def message_of(outcome) -> str:
+    message = outcome.get("message") if isinstance(outcome, dict) else None
+    return message if isinstance(message, str) else ""
+
+
+def returned_text(outcome):
+    """What the call returned, if it returned a str; None if it raised or returned anything else."""
+    if not isinstance(outcome, dict) or "raised" in outcome or not isinstance(outcome.get("value"), str):
+        return None
+    return outcome["value"]
+
+
+def shown(outcome) -> str:
+    """What a call gave, for a message: its value, or what it raised."""
+    names = raised_names(outcome)
+    if names:
+        return f"it raised {names[0]}: {message_of(outcome)!r}"
+    return f"it returned {outcome.get('value')!r}" if isinstance(outcome, dict) and "value" in outcome \
+        else "it did not finish"
+
+
+def not_written(function, outcomes, section):
+    """The stub's message if any call raised NotImplementedError (the judge then says only that), else None."""
+    if any("NotImplementedError" in raised_names(outcome) for outcome in outcomes):
+        return f"{function} is not written yet: it raises NotImplementedError (section {section})"
+    return None

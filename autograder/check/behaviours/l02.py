@@ -14,7 +14,8 @@ import random
 import re
 
 from autograder.check.behaviour import Behaviour
-from autograder.check.kit import attempt
+from autograder.check.kit import (attempt, message_of, not_written, outcomes_of, raised_names, returned_text,
+                                  shown)
 
 MAX_OUTPUT = 20_000  # nano/tools.py's bound on a tool result (given; the lecture says 20,000)
 KNOWN = ["read_file", "list_files", "write_file", "edit_file", "bash"]
@@ -22,46 +23,6 @@ KNOWN = ["read_file", "list_files", "write_file", "edit_file", "bash"]
 
 def _hex(rng, size):
     return "".join(rng.choice("0123456789abcdef") for _ in range(size))
-
-
-# What a judge reads from kit.attempt outcomes; seen may hold anything, so nothing here raises.
-
-def _outcomes(seen, key, count):
-    """seen[key] as exactly `count` dicts ({} for what is missing or not a dict)."""
-    found = seen.get(key) if isinstance(seen, dict) else None
-    found = found if isinstance(found, list) else []
-    return [item if isinstance(item, dict) else {} for item in found[:count]] + [{}] * max(0, count - len(found))
-
-
-def _raised(outcome):
-    names = outcome.get("raised")
-    return [name for name in names if isinstance(name, str)] if isinstance(names, list) else []
-
-
-def _said(outcome):
-    message = outcome.get("message")
-    return message if isinstance(message, str) else ""
-
-
-def _shown(outcome):
-    """What a call gave, for a message: its value, or what it raised."""
-    names = _raised(outcome)
-    if names:
-        return f"it raised {names[0]}: {_said(outcome)!r}"
-    return f"it returned {outcome.get('value')!r}" if "value" in outcome else "it did not finish"
-
-
-def _text(outcome):
-    """What the call returned, if it returned a str; None otherwise."""
-    value = outcome.get("value")
-    return value if "raised" not in outcome and isinstance(value, str) else None
-
-
-def _stub(function, outcomes, section):
-    """The one message to give when `function` is still the stub (it raised NotImplementedError)."""
-    if any("NotImplementedError" in _raised(outcome) for outcome in outcomes):
-        return f"{function} is not written yet: it raises NotImplementedError (section {section})"
-    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -120,17 +81,17 @@ def observe_texts(inputs, answers):
 
 
 def judge_texts(inputs, seen):
-    outcomes = _outcomes(seen, "outcomes", len(inputs["files"]))
-    stub = _stub("read_file", outcomes, 4)
+    outcomes = outcomes_of(seen, "outcomes", len(inputs["files"]))
+    stub = not_written("read_file", outcomes, 4)
     if stub:
         yield stub
         return
     for (path, expected), outcome in zip(inputs["files"], outcomes):
-        if _raised(outcome) or "value" not in outcome:
-            yield f"read_file({path!r}) must return the file's text: {_shown(outcome)} (section 4)"
+        if raised_names(outcome) or "value" not in outcome:
+            yield f"read_file({path!r}) must return the file's text: {shown(outcome)} (section 4)"
         elif outcome["value"] is None:
             yield f"read_file({path!r}) returned None: return the text, do not print it (section 4)"
-        elif _text(outcome) is None:
+        elif returned_text(outcome) is None:
             yield f"read_file({path!r}) must return a str, not {outcome.get('type')} (section 4)"
         elif outcome["value"] != expected:
             yield (f"read_file({path!r}) must return the file's text exactly (UTF-8, nothing added or removed): "
@@ -174,18 +135,18 @@ def judge_missing(inputs, seen):
     """Every call raised FileNotFoundError with its path in the message."""
     tool, section, what = inputs["tool"], inputs["section"], inputs["what"]
     paths = [path for group in inputs["groups"] for path in group["paths"]]
-    outcomes = _outcomes(seen, "outcomes", len(paths))
-    stub = _stub(tool, outcomes, section)
+    outcomes = outcomes_of(seen, "outcomes", len(paths))
+    stub = not_written(tool, outcomes, section)
     if stub:
         yield stub
         return
     for path, outcome in zip(paths, outcomes):
-        if "FileNotFoundError" not in _raised(outcome):
-            yield (f"{tool}({path!r}) must raise FileNotFoundError for a missing {what}, but {_shown(outcome)} "
+        if "FileNotFoundError" not in raised_names(outcome):
+            yield (f"{tool}({path!r}) must raise FileNotFoundError for a missing {what}, but {shown(outcome)} "
                    f"(sections 2 and {section})")
             return
-        if path not in _said(outcome):
-            yield f"the error for a missing {what} must name the path {path!r}; it said {_said(outcome)!r} (section {section})"
+        if path not in message_of(outcome):
+            yield f"the error for a missing {what} must name the path {path!r}; it said {message_of(outcome)!r} (section {section})"
             return
 
 
@@ -224,16 +185,16 @@ def observe_long(inputs, answers):
 
 def judge_long(inputs, seen):
     """Each result is the file's first MAX_OUTPUT characters and clip's note at the end."""
-    outcomes = _outcomes(seen, "outcomes", len(inputs["files"]))
-    stub = _stub("read_file", outcomes, 4)
+    outcomes = outcomes_of(seen, "outcomes", len(inputs["files"]))
+    stub = not_written("read_file", outcomes, 4)
     if stub:
         yield stub
         return
     for (seed, size), outcome in zip(inputs["files"], outcomes):
         whole = _filler(seed, size)
-        got = _text(outcome)
+        got = returned_text(outcome)
         if got is None:
-            yield f"read_file on a {len(whole)}-character file must return a str, but {_shown(outcome)} (section 4)"
+            yield f"read_file on a {len(whole)}-character file must return a str, but {shown(outcome)} (section 4)"
         elif len(got) > MAX_OUTPUT + 100:
             yield (f"a {len(whole)}-character file gave a {len(got)}-character result: pass the text through clip "
                    "(section 3)")
@@ -270,21 +231,21 @@ def observe_listings(inputs, answers):
 
 def _lines(inputs, seen):
     """(case, the lines list_files returned or None, the outcome) for each case."""
-    outcomes = _outcomes(seen, "outcomes", len(inputs["cases"]))
-    return [(case, None if _text(outcome) is None else _text(outcome).splitlines(), outcome)
+    outcomes = outcomes_of(seen, "outcomes", len(inputs["cases"]))
+    return [(case, None if returned_text(outcome) is None else returned_text(outcome).splitlines(), outcome)
             for case, outcome in zip(inputs["cases"], outcomes)]
 
 
 def _listing_failures(inputs, seen):
     """The stub's message, or one for a call that did not return a str; None if every call did."""
     results = _lines(inputs, seen)
-    stub = _stub("list_files", [outcome for _, _, outcome in results], 5)
+    stub = not_written("list_files", [outcome for _, _, outcome in results], 5)
     if stub:
         return stub
     for case, lines, outcome in results:
         if lines is None:
             call = "list_files()" if case.get("path") is None else f"list_files({case['path']!r})"
-            return f"{call} must return one str, one name per line, but {_shown(outcome)} (section 5)"
+            return f"{call} must return one str, one name per line, but {shown(outcome)} (section 5)"
     return None
 
 
@@ -439,16 +400,16 @@ def observe_dispatch(inputs, answers):
 
 
 def judge_dispatch(inputs, seen):
-    outcomes = _outcomes(seen, "outcomes", len(inputs["calls"]))
-    stub = _stub("run_tool", outcomes, 6)
+    outcomes = outcomes_of(seen, "outcomes", len(inputs["calls"]))
+    stub = not_written("run_tool", outcomes, 6)
     if stub:
         yield stub
         return
     for (name, input), outcome in zip(inputs["calls"], outcomes):
         expected = _expected(name, input)
-        if _raised(outcome) or "value" not in outcome:
+        if raised_names(outcome) or "value" not in outcome:
             yield (f"run_tool({name!r}, {input!r}) must call {name} (all five tools belong in the table, lecture "
-                   f"03's too), but {_shown(outcome)} (section 6)")
+                   f"03's too), but {shown(outcome)} (section 6)")
         elif outcome["value"] != expected and not input:
             yield ("run_tool('list_files', {}) must call list_files() with no arguments, so that its default path "
                    f"applies; got {outcome['value']!r} (section 6)")
@@ -477,20 +438,20 @@ def observe_unknown(inputs, answers):
 
 
 def judge_unknown(inputs, seen):
-    outcomes = _outcomes(seen, "outcomes", len(inputs["calls"]))
-    stub = _stub("run_tool", outcomes, 6)
+    outcomes = outcomes_of(seen, "outcomes", len(inputs["calls"]))
+    stub = not_written("run_tool", outcomes, 6)
     if stub:
         yield stub
         return
     for (name, _), outcome in zip(inputs["calls"], outcomes):
-        if "ValueError" not in _raised(outcome):
+        if "ValueError" not in raised_names(outcome):
             yield (f"run_tool({name!r}, ...) must raise ValueError: only the five tools may run, but "
-                   f"{_shown(outcome)} (section 6)")
+                   f"{shown(outcome)} (section 6)")
             return
-        missing = [known for known in KNOWN if known not in _said(outcome)]
+        missing = [known for known in KNOWN if known not in message_of(outcome)]
         if missing:
             yield (f"the error for unknown tool {name!r} must name the known tools; {missing} are missing from "
-                   f"{_said(outcome)!r} (section 6)")
+                   f"{message_of(outcome)!r} (section 6)")
             return
 
 
@@ -516,19 +477,19 @@ def observe_failures(inputs, answers):
 
 
 def judge_failures(inputs, seen):
-    outcomes = _outcomes(seen, "outcomes", len(inputs["calls"]))
-    stub = _stub("run_tool", outcomes, 6)
+    outcomes = outcomes_of(seen, "outcomes", len(inputs["calls"]))
+    stub = not_written("run_tool", outcomes, 6)
     if stub:
         yield stub
         return
     for (name, path, kind), outcome in zip(inputs["calls"], outcomes):
-        if kind not in _raised(outcome):
+        if kind not in raised_names(outcome):
             yield (f"run_tool({name!r}, {{'path': {path!r}}}) must let the tool's {kind} through, but "
-                   f"{_shown(outcome)} (sections 2 and 6)")
+                   f"{shown(outcome)} (sections 2 and 6)")
             return
-        if "stand-in" not in _said(outcome) or path not in _said(outcome):
+        if "stand-in" not in message_of(outcome) or path not in message_of(outcome):
             yield (f"run_tool({name!r}, ...) must pass the tool's own {kind} on; the message became "
-                   f"{_said(outcome)!r} (section 6)")
+                   f"{message_of(outcome)!r} (section 6)")
             return
 
 

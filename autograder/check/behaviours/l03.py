@@ -18,7 +18,8 @@ import time
 from pathlib import Path
 
 from autograder.check.behaviour import Behaviour
-from autograder.check.kit import attempt
+from autograder.check.kit import (attempt, dicts_of, message_of, not_written, outcomes_of, raised_names, returned_text,
+                                  shown)
 
 
 def _words(rng, count, size=6):
@@ -44,66 +45,20 @@ def _as_held(text):
     return text.encode("utf-8").decode("latin-1")
 
 
-# What a judge reads from one kit.attempt outcome; seen may hold anything, so nothing here raises.
-
-def _dicts(value, count):
-    """`value` as a list of exactly `count` dicts ({} for what is missing or not a dict)."""
-    found = value if isinstance(value, list) else []
-    return [item if isinstance(item, dict) else {} for item in found[:count]] + [{}] * max(0, count - len(found))
-
-
-def _outcomes(seen, key, count):
-    """seen[key] as exactly `count` outcome dicts."""
-    return _dicts(seen.get(key) if isinstance(seen, dict) else None, count)
-
-
 def _steps(inputs, seen, key):
     """(step, what was seen of it) for each step (each group's `key` list: its writes or edits)."""
     found = seen.get("groups") if isinstance(seen, dict) else None
     found = found if isinstance(found, list) else []
     pairs = []
     for index, group in enumerate(inputs["groups"]):
-        pairs.extend(zip(group[key], _dicts(found[index] if index < len(found) else None, len(group[key]))))
+        pairs.extend(zip(group[key], dicts_of(found[index] if index < len(found) else None, len(group[key]))))
     return pairs
-
-
-def _raised(outcome):
-    names = outcome.get("raised") if isinstance(outcome, dict) else None
-    return [name for name in names if isinstance(name, str)] if isinstance(names, list) else []
-
-
-def _returned(outcome):
-    """What the call returned, if it returned a str; None if it raised or returned anything else."""
-    if not isinstance(outcome, dict) or "raised" in outcome or not isinstance(outcome.get("value"), str):
-        return None
-    return outcome["value"]
-
-
-def _said(outcome):
-    message = outcome.get("message") if isinstance(outcome, dict) else None
-    return message if isinstance(message, str) else ""
 
 
 def _refused(outcome):
     """It raised an exception, and not a stub's NotImplementedError."""
-    names = _raised(outcome)
+    names = raised_names(outcome)
     return bool(names) and "NotImplementedError" not in names
-
-
-def _shown(outcome):
-    """What a call gave, for a message: its value, or what it raised."""
-    names = _raised(outcome)
-    if names:
-        return f"it raised {names[0]}: {_said(outcome)!r}"
-    return f"it returned {outcome.get('value')!r}" if isinstance(outcome, dict) and "value" in outcome \
-        else "it did not finish"
-
-
-def _not_written(function, outcomes, section):
-    """The stub's message if any call raised NotImplementedError (the judge then says only that), else None."""
-    if any("NotImplementedError" in _raised(outcome) for outcome in outcomes):
-        return f"{function} is not written yet: it raises NotImplementedError (section {section})"
-    return None
 
 
 # ---------------------------------------------------------------------------------------------
@@ -129,14 +84,14 @@ def observe_writes(inputs, answers):
 def judge_writes(inputs, seen):
     """Every write returns, and leaves its file holding exactly its content, as UTF-8."""
     writes = _steps(inputs, seen, "writes")
-    stub = _not_written("write_file", [done.get("outcome") for _, done in writes], 1)
+    stub = not_written("write_file", [done.get("outcome") for _, done in writes], 1)
     if stub:
         yield stub
         return
     for (path, content, hint), done in writes:
         outcome = done.get("outcome")
-        if _raised(outcome):
-            yield f"write_file({path!r}, ...): {_shown(outcome)}. {hint}"
+        if raised_names(outcome):
+            yield f"write_file({path!r}, ...): {shown(outcome)}. {hint}"
         elif done.get("held") != _as_held(content):
             yield hint
 
@@ -190,16 +145,16 @@ def observe_confirmations(inputs, answers):
 
 def judge_confirmations(inputs, seen):
     """Exactly f"Wrote {len(content)} characters to {path}", as the lecture and the docstring say."""
-    outcomes = _outcomes(seen, "outcomes", len(inputs["cases"]))
-    stub = _not_written("write_file", outcomes, 2)
+    outcomes = outcomes_of(seen, "outcomes", len(inputs["cases"]))
+    stub = not_written("write_file", outcomes, 2)
     if stub:
         yield stub
         return
     for (path, content), outcome in zip(inputs["cases"], outcomes):
         expected = f"Wrote {len(content)} characters to {path}"
-        if _returned(outcome) != expected:
+        if returned_text(outcome) != expected:
             yield (f"write_file must return exactly {expected!r} (characters, not bytes; the path as given); "
-                   f"{_shown(outcome)} (section 2)")
+                   f"{shown(outcome)} (section 2)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -246,14 +201,14 @@ def draw_one_match(rng):
 
 def judge_one_match(inputs, seen):
     pairs = _steps(inputs, seen, "edits")
-    stub = _not_written("edit_file", [done.get("outcome") for _, done in pairs], 3)
+    stub = not_written("edit_file", [done.get("outcome") for _, done in pairs], 3)
     if stub:
         yield stub
         return
     for edit, done in pairs:
         outcome, expected = done.get("outcome"), f"Edited {edit['path']}"
-        if _returned(outcome) != expected:
-            yield f"edit_file must return {expected!r}; {_shown(outcome)} (section 3)"
+        if returned_text(outcome) != expected:
+            yield f"edit_file must return {expected!r}; {shown(outcome)} (section 3)"
         elif done.get("held") != _as_held(edit["after"]):
             yield edit["hint"]
 
@@ -274,22 +229,22 @@ def judge_zero_matches(inputs, seen):
     """Raises for text not in the file exactly, saying "not found" and the path; for a missing
     file, naming it; for an empty old_string."""
     pairs = _steps(inputs, seen, "edits")
-    stub = _not_written("edit_file", [done.get("outcome") for _, done in pairs], 3)
+    stub = not_written("edit_file", [done.get("outcome") for _, done in pairs], 3)
     if stub:
         yield stub
         return
     for edit, done in pairs:
-        outcome, said = done.get("outcome"), _said(done.get("outcome"))
+        outcome, said = done.get("outcome"), message_of(done.get("outcome"))
         if edit["path"] == inputs["missing"]:
             if not _refused(outcome) or edit["path"] not in said:
                 yield (f"edit_file must raise, naming the path, when there is no file at {edit['path']}; "
-                       f"{_shown(outcome)} (section 3)")
+                       f"{shown(outcome)} (section 3)")
         elif not edit["old"]:
             if not _refused(outcome):
-                yield f"edit_file must raise for an empty old_string; {_shown(outcome)} (section 3)"
+                yield f"edit_file must raise for an empty old_string; {shown(outcome)} (section 3)"
         elif not _refused(outcome):
             yield (f"edit_file must raise when {edit['old']!r} is not in the file exactly (whitespace and case "
-                   f"count); {_shown(outcome)} (section 3)")
+                   f"count); {shown(outcome)} (section 3)")
         elif "not found" not in said.lower() or edit["path"] not in said:
             yield (f"the zero-matches error must say 'not found' and name {edit['path']}; it said {said!r} "
                    "(section 3)")
@@ -309,15 +264,15 @@ def draw_several_matches(rng):
 def judge_several_matches(inputs, seen):
     """Raises, giving the count as digits and the path, and not saying "not found"."""
     pairs = _steps(inputs, seen, "edits")
-    stub = _not_written("edit_file", [done.get("outcome") for _, done in pairs], 3)
+    stub = not_written("edit_file", [done.get("outcome") for _, done in pairs], 3)
     if stub:
         yield stub
         return
     for edit, done in pairs:
-        outcome, said, count = done.get("outcome"), _said(done.get("outcome")), edit["count"]
+        outcome, said, count = done.get("outcome"), message_of(done.get("outcome")), edit["count"]
         if not _refused(outcome):
             yield (f"edit_file must raise when old_string occurs {count} times, not replace them; "
-                   f"{_shown(outcome)} (section 3)")
+                   f"{shown(outcome)} (section 3)")
         elif str(count) not in said or edit["path"] not in said:
             yield (f"the several-matches error must give the count ({count}, as digits) and the path "
                    f"({edit['path']}); it said {said!r} (section 3)")
@@ -343,14 +298,14 @@ def draw_untouched(rng):
 def judge_untouched(inputs, seen):
     """Every refused edit (zero or several matches) raises and leaves the file byte for byte."""
     pairs = _steps(inputs, seen, "edits")
-    stub = _not_written("edit_file", [done.get("outcome") for _, done in pairs], 3)
+    stub = not_written("edit_file", [done.get("outcome") for _, done in pairs], 3)
     if stub:
         yield stub
         return
     for edit, done in pairs:
         outcome = done.get("outcome")
         if not _refused(outcome):
-            yield (f"edit_file must refuse {edit['old']!r}: it does not occur exactly once; {_shown(outcome)} "
+            yield (f"edit_file must refuse {edit['old']!r}: it does not occur exactly once; {shown(outcome)} "
                    "(section 3)")
         elif done.get("held") != _as_held(edit["before"]):
             yield (f"a refused edit of {edit['old']!r} must leave the file exactly as it was: check the count "
@@ -395,26 +350,26 @@ def observe_exit_and_stdout(inputs, answers):
 def judge_exit_and_stdout(inputs, seen):
     (a, b), folder = inputs["names"], inputs["folder"]
     seen = seen if isinstance(seen, dict) else {}
-    results = {key: _returned(seen.get(key)) for key in ("ready", "ls", "pwd", "pipe")}
-    stub = _not_written("bash", [seen.get(key) for key in results], 5)
+    results = {key: returned_text(seen.get(key)) for key in ("ready", "ls", "pwd", "pipe")}
+    stub = not_written("bash", [seen.get(key) for key in results], 5)
     if stub:
         yield stub
         return
     ready = results["ready"]
     if ready is None or "exit code: 0" not in ready or "ready" not in ready:
         yield (f"bash's result must carry 'exit code: 0' and the command's stdout; for 'echo ready', "
-               f"{_shown(seen.get('ready'))} (section 5)")
+               f"{shown(seen.get('ready'))} (section 5)")
     listing = results["ls"]
     if listing is None or "exit code: 0" not in listing or f"{a}.txt" not in listing or b not in listing:
         yield (f"bash must run in the current working directory: ls should list {a}.txt and {b}; "
-               f"{_shown(seen.get('ls'))} (section 5)")
+               f"{shown(seen.get('ls'))} (section 5)")
     if results["pwd"] is None or f"/{folder}" not in results["pwd"]:
         yield (f"bash must run in the current working directory (a folder named {folder}); for pwd, "
-               f"{_shown(seen.get('pwd'))} (section 5)")
+               f"{shown(seen.get('pwd'))} (section 5)")
     pipe = results["pipe"]
     if pipe is None or "exit code: 0" not in pipe or f"{max(a, b)}\n{min(a, b)}" not in pipe:
         yield (f"bash must run the command through the shell (pipes work) and keep all its lines; "
-               f"{_shown(seen.get('pipe'))} (section 5)")
+               f"{shown(seen.get('pipe'))} (section 5)")
 
 
 def draw_nonzero(rng):
@@ -438,20 +393,20 @@ def observe_commands(inputs, answers):
 
 def judge_nonzero(inputs, seen):
     """Each command's exit code comes back as a result ('exit code: N'), with its stdout."""
-    outcomes = _outcomes(seen, "outcomes", len(inputs["cases"]))
-    stub = _not_written("bash", outcomes, 5)
+    outcomes = outcomes_of(seen, "outcomes", len(inputs["cases"]))
+    stub = not_written("bash", outcomes, 5)
     if stub:
         yield stub
         return
     for (command, expected, printed), outcome in zip(inputs["cases"], outcomes):
         command = command.replace("{python}", "python")
-        result = _returned(outcome)
+        result = returned_text(outcome)
         found = re.search(r"exit code: (-?\d+)", result or "")
-        if _raised(outcome):
+        if raised_names(outcome):
             yield (f"bash must not raise when {command!r} exits with {expected}: a non-zero exit is a result, "
-                   f"not an exception (no check=True); {_shown(outcome)} (section 5)")
+                   f"not an exception (no check=True); {shown(outcome)} (section 5)")
         elif not found or int(found.group(1)) != expected:
-            yield f"bash must report 'exit code: {expected}' for {command!r}; {_shown(outcome)} (section 5)"
+            yield f"bash must report 'exit code: {expected}' for {command!r}; {shown(outcome)} (section 5)"
         elif printed is not None and printed not in result:
             yield f"bash must keep the stdout of a failing command ({printed!r}); got {result!r} (section 5)"
 
@@ -478,24 +433,24 @@ def judge_stderr(inputs, seen):
     """stderr is kept, under its own label after stdout's, with the exit code."""
     out, err = inputs["out"], inputs["err"]
     seen = seen if isinstance(seen, dict) else {}
-    oops, both, traceback = (_returned(seen.get(key)) for key in ("oops", "both", "traceback"))
-    stub = _not_written("bash", [seen.get(key) for key in ("oops", "both", "traceback")], 5)
+    oops, both, traceback = (returned_text(seen.get(key)) for key in ("oops", "both", "traceback"))
+    stub = not_written("bash", [seen.get(key) for key in ("oops", "both", "traceback")], 5)
     if stub:
         yield stub
         return
     if oops is None or "oops" not in oops:
         yield (f"bash's result must carry the command's stderr; for 'echo ready; echo oops >&2', "
-               f"{_shown(seen.get('oops'))} (section 5)")
+               f"{shown(seen.get('oops'))} (section 5)")
     elif _section(oops, "ready") != "stdout:" or _section(oops, "oops") != "stderr:":
         yield f"bash must report stdout and stderr each under its own label; got {oops!r} (section 5)"
     if both is None or err not in both:
-        yield f"bash must keep stderr; {err!r} is missing: {_shown(seen.get('both'))} (section 5)"
+        yield f"bash must keep stderr; {err!r} is missing: {shown(seen.get('both'))} (section 5)"
     elif _section(both, out) != "stdout:" or _section(both, err) != "stderr:":
         yield f"bash must report stdout and stderr separately, each under its own label; got {both!r} (section 5)"
     elif "exit code: 5" not in both:
         yield f"bash must report the exit code along with stderr; got {both!r} (section 5)"
     if traceback is None or _section(traceback, "ZeroDivisionError") != "stderr:" or _section(traceback, err) != "stderr:":
-        yield (f"a Python traceback must reach the model under 'stderr:'; {_shown(seen.get('traceback'))} "
+        yield (f"a Python traceback must reach the model under 'stderr:'; {shown(seen.get('traceback'))} "
                "(section 5)")
 
 
@@ -524,29 +479,29 @@ def judge_timeouts(inputs, seen):
     """Each slow command raises TimeoutError, saying what timed out, within the limit (and a
     little); a quick command still comes back."""
     commands = inputs["commands"]
-    outcomes = _outcomes(seen, "outcomes", len(commands))
+    outcomes = outcomes_of(seen, "outcomes", len(commands))
     seconds = seen.get("seconds") if isinstance(seen, dict) and isinstance(seen.get("seconds"), list) else []
-    stub = _not_written("bash", outcomes, 6)
+    stub = not_written("bash", outcomes, 6)
     if stub:
         yield stub
         return
     for index, (command, outcome, limit) in enumerate(zip(commands, outcomes, inputs["within"])):
         command = command.replace("{python}", "python")
         took = seconds[index] if index < len(seconds) else None
-        if "TimeoutError" not in _raised(outcome):
-            if _raised(outcome):
-                yield (f"a timeout must raise TimeoutError, not {_raised(outcome)[0]}: catch "
+        if "TimeoutError" not in raised_names(outcome):
+            if raised_names(outcome):
+                yield (f"a timeout must raise TimeoutError, not {raised_names(outcome)[0]}: catch "
                        "subprocess.TimeoutExpired and raise TimeoutError (section 6)")
             else:
                 yield (f"bash must raise TimeoutError when {command!r} runs longer than BASH_TIMEOUT = 1; "
-                       f"{_shown(outcome)} (section 6)")
-        elif not _said(outcome).strip():
+                       f"{shown(outcome)} (section 6)")
+        elif not message_of(outcome).strip():
             yield "the TimeoutError should say what timed out (section 6)"
         elif type(took) not in (int, float) or took >= limit:
             yield (f"bash took {took if type(took) not in (int, float) else round(took, 1)} s for {command!r} "
                    "with BASH_TIMEOUT = 1: it must stop after BASH_TIMEOUT seconds, read when bash is called, "
                    "not at import (section 6)")
-    quick = _returned(seen.get("quick") if isinstance(seen, dict) else None)
+    quick = returned_text(seen.get("quick") if isinstance(seen, dict) else None)
     if quick is None or "exit code: 0" not in quick or "quick" not in quick:
         yield "a command that finishes in time must still return its result (section 6)"
 
@@ -602,13 +557,13 @@ def observe_children(inputs, answers):
 
 def judge_children(inputs, seen):
     seen = seen if isinstance(seen, dict) else {}
-    stub = _not_written("bash", [seen.get("visible"), seen.get("hidden")], 6)
+    stub = not_written("bash", [seen.get("visible"), seen.get("hidden")], 6)
     if stub:
         yield stub
         return
     for key in ("visible", "hidden"):
-        if "TimeoutError" not in _raised(seen.get(key)):
-            yield (f"bash must raise TimeoutError when a command runs too long; {_shown(seen.get(key))} "
+        if "TimeoutError" not in raised_names(seen.get(key)):
+            yield (f"bash must raise TimeoutError when a command runs too long; {shown(seen.get(key))} "
                    "(section 6)")
             return
     if seen.get("late") is not False:
