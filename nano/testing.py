@@ -8,6 +8,7 @@ test if the gate is consulted at all.
 
 import contextlib
 import copy
+import inspect
 import itertools
 import os
 import sys
@@ -160,16 +161,21 @@ def no_stderr() -> Iterator[None]:
 
 @contextlib.contextmanager
 def stand_in(function, double):
-    """For the length of the block, `function` runs `double`'s body, however the student's code
-    reaches it (`from nano.tools import run_tool` at the top, inside a function, or
-    `nano.tools.run_tool`): the function object itself is changed, not one module's name for it.
+    """For the length of the block, a call to `function` calls `double` instead, however the
+    code under test reaches it (`from nano.tools import run_tool` at the top, inside a function,
+    or `nano.tools.run_tool`): the function object itself is changed, not one module's name for it.
 
-    The double runs with `function`'s globals, so it reaches its own state through its default
-    arguments (e.g. `def double(name, input, calls=calls)`); `calls` is then shared.
+    `double` may be any callable of the same kind (a coroutine function for a coroutine function).
     """
+    if inspect.iscoroutinefunction(function):
+        async def forward(*args, _double=double, **kwargs):
+            return await _double(*args, **kwargs)
+    else:
+        def forward(*args, _double=double, **kwargs):
+            return _double(*args, **kwargs)
     saved = function.__code__, function.__defaults__, function.__kwdefaults__
-    function.__code__ = double.__code__
-    function.__defaults__, function.__kwdefaults__ = double.__defaults__, double.__kwdefaults__
+    function.__code__ = forward.__code__
+    function.__defaults__, function.__kwdefaults__ = forward.__defaults__, forward.__kwdefaults__
     try:
         yield
     finally:

@@ -7,6 +7,7 @@ grading time try more lines, more errors and more ways for a turn to fail.
 """
 
 import asyncio
+import contextlib
 import os
 import subprocess
 import sys
@@ -17,21 +18,21 @@ import pytest
 import nano.loop
 import nano.repl
 from nano.protocol import check_messages
-from nano.testing import ScriptedAsker, reply, text, tool_use
+from nano.testing import ScriptedAsker, reply, stand_in, text, tool_use
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.fixture
-def use_loop(monkeypatch):
-    """Install a stand-in for agent_loop wherever main might look it up."""
+def use_loop():
+    """Install a stand-in for agent_loop, however main reaches it (nano.testing.stand_in)."""
+    with contextlib.ExitStack() as stack:
 
-    def install(fake):
-        monkeypatch.setattr(nano.repl, "agent_loop", fake)
-        monkeypatch.setattr(nano.loop, "agent_loop", fake)
-        return fake
+        def install(fake):
+            stack.enter_context(stand_in(nano.loop.agent_loop, fake))
+            return fake
 
-    return install
+        yield install
 
 
 def canned_loop():
