@@ -185,13 +185,15 @@ def lecture_notebooks(course: Path) -> dict[str, str]:
     return {p.name[:2]: p.name for p in sorted((course / "release" / release.ASSIGNMENT).glob("*.ipynb"))}
 
 
-def course_behaviours(course: Path) -> dict[str, list[Behaviour]]:
-    """Lecture number -> the behaviours of the graded cells its released notebook has, for the
-    lectures whose behaviours are defined (autograder/check/behaviours/lNN.py)."""
+def course_behaviours(course: Path, only: Iterable[str] | None = None) -> dict[str, list[Behaviour]]:
+    """Lecture number -> the behaviours of the graded cells its released notebook has (of those
+    `only` names, if given), for the lectures whose behaviours are defined (behaviours/lNN.py)."""
     found = {}
+    wanted = None if only is None else set(only)
     for number, name in lecture_notebooks(course).items():
         cells = notebooks.points(notebooks.load(course / "release" / release.ASSIGNMENT / name))
-        chosen = [b for b in behaviour.lecture(number) or [] if b.grade_id in cells]
+        chosen = [b for b in behaviour.lecture(number) or [] if b.grade_id in cells
+                  and (wanted is None or b.grade_id in wanted)]
         if chosen:
             found[number] = chosen
     return found
@@ -221,14 +223,15 @@ def unchecked(course: Path) -> list[str]:
 
 
 def observe_course(course: Path, nano_files: Mapping[str, str], answers: Mapping[str, str],
-                   seed: int, *, timeout: int = TIMEOUT, unsafe: bool = False) -> dict[str, dict[str, dict | None]]:
+                   seed: int, *, timeout: int = TIMEOUT, unsafe: bool = False,
+                   cells: Iterable[str] | None = None) -> dict[str, dict[str, dict | None]]:
     """Lecture number -> observations of its behaviours, for one submission (or the reference).
 
     All lectures' behaviours run in one process, one after another: a process costs a Python
     start and, for lectures 01, 05 and 06, a second of importing the SDK; while its behaviours
     wait (sleeping commands, timeouts), other students' grading has the CPU.
     """
-    behaviours = course_behaviours(course)
+    behaviours = course_behaviours(course, cells)
     if not behaviours:
         return {}
     with tempfile.TemporaryDirectory(prefix="nano-verify-ws-") as tmp:
@@ -294,17 +297,18 @@ def judge_behaviours(behaviours: list[Behaviour], seed: int,
 
 def confirm(course: Path, nano_files: Mapping[str, str], answers: Mapping[str, str],
             ref: dict, *, timeout: int = TIMEOUT, unsafe: bool = False,
-            grader_errors: dict[str, str] | None = None) -> dict[str, bool]:
+            grader_errors: dict[str, str] | None = None, cells: Iterable[str] | None = None) -> dict[str, bool]:
     """grade_id -> confirmed, for every cell that has behaviours, for one submission's files, with
     the seed of `ref` (from `reference`, same course).
 
     A cell whose judge raised is left out (nbgrader's result stands there) and named, with what
-    happened, in `grader_errors` if given.
+    happened, in `grader_errors` if given. With `cells`, only those cells' behaviours run.
     """
-    got = observe_course(course, nano_files, answers, ref["seed"], timeout=timeout, unsafe=unsafe)
+    cells = None if cells is None else set(cells)
+    got = observe_course(course, nano_files, answers, ref["seed"], timeout=timeout, unsafe=unsafe, cells=cells)
     confirmed: dict[str, bool] = {}
     errors: dict[str, str] = {}
-    for number, lecture in course_behaviours(course).items():
+    for number, lecture in course_behaviours(course, cells).items():
         for key, verdict in judge_behaviours(lecture, ref["seed"], got.get(number, {})).items():
             grade_id = key.split("#")[0]
             if isinstance(verdict, str):
@@ -337,6 +341,21 @@ def problem_lines(unconfirmed: Mapping[str, list[str]]) -> list[Problem]:
 def unconfirmed_in(problems: Iterable[Problem]) -> set[str]:
     """The grade_ids whose pass the check did not confirm, among a student's problems."""
     return {grade_id for p in problems if p.kind == records.UNCONFIRMED for grade_id in p.grade_ids}
+
+
+def passed_cells(gradebook: Path, student: str) -> set[str]:
+    """The graded cells nbgrader gave points: the only ones the check needs to confirm (a cell
+    that scored 0 stays 0), so a hand-in that fails or times out much is checked in seconds."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    from autograder.grading.gradebook import sqlite_url
+
+    with Gradebook(sqlite_url(gradebook), "nano") as gb:
+        try:
+            submission = gb.find_submission(release.ASSIGNMENT, student)
+        except MissingEntry:
+            return set()
+        return {grade.name for nb in submission.notebooks for grade in nb.grades if grade.auto_score}
 
 
 def zero_unconfirmed(gradebook: Path, student: str, confirmed: Mapping[str, bool]) -> list[Problem]:
@@ -385,7 +404,7 @@ def check_submission(job: Job, files: Mapping[str, str], answers: Mapping[str, s
     names its file), zero what is not confirmed; the problems."""
     errors: dict[str, str] = {}
     confirmed = confirm(job.course, files, answers, wait_for_reference(job.verify),
-                        unsafe=job.unsafe, grader_errors=errors)
+                        unsafe=job.unsafe, grader_errors=errors, cells=passed_cells(gradebook, student))
     return zero_unconfirmed(gradebook, student, confirmed) + grader_problems(errors)
 
 
