@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from autograder.authoring import mutants, notebooks, release
-from autograder.grading import grade
+from autograder.grading import autograde, grade
 from autograder.sandbox import bwrap
 from autograder.grading.gradebook import sqlite_url as gradebook_url
 
@@ -176,15 +176,16 @@ def forked_kernel() -> dict[str, float]:
     and to fork a sandboxed kernel from it, to ready, as grading does for each notebook."""
     from jupyter_core.utils import run_sync
 
-    _, manager = grade.worker._execute_classes()
+    _, manager = autograde._execute_classes()
     with tempfile.TemporaryDirectory(prefix="nano-bench-") as tmp:
-        manager.runtime, manager.notebooks, manager.use_zygote = Path(tmp, "ipc"), [], True
-        manager.runtime.mkdir()
+        settings = autograde.KernelSettings(runtime=Path(tmp, "ipc"))
+        settings.runtime.mkdir()
         seconds = []
         try:
             for _ in range(2):  # the first start makes the zygote
                 started = time.perf_counter()
                 km = manager(kernel_name="python3")
+                km.settings = settings
                 run_sync(km.start_kernel)(cwd=tmp)
                 kc = km.client()
                 kc.start_channels()
@@ -193,9 +194,8 @@ def forked_kernel() -> dict[str, float]:
                 kc.stop_channels()
                 run_sync(km.shutdown_kernel)(now=True)
         finally:
-            manager.close_zygote()
-            bwrap.settle(manager.runtime, Path(tmp))
-            manager.runtime = None
+            settings.zygotes.close()
+            bwrap.settle(settings.runtime, Path(tmp))
     return {"zygote start, as root (ours: once a student)": seconds[0] - seconds[1],
             "kernel forked from it, to ready (ours: each notebook)": seconds[1]}
 
