@@ -259,11 +259,11 @@ def _decodings(text: str) -> list[str]:
         run = run.rstrip("=")
         for start in range(4):
             piece = run[start:]
-            piece = piece[:len(piece) - len(piece) % 4]
-            try:  # either alphabet: urlsafe's - and _ are standard's + and /
-                found.append(base64.b64decode(piece.replace("-", "+").replace("_", "/")).decode("latin-1"))
-            except (binascii.Error, ValueError):
-                pass
+            for whole in (piece[:len(piece) - len(piece) % 4], piece + "=" * (-len(piece) % 4)):
+                try:  # either alphabet: urlsafe's - and _ are standard's + and /
+                    found.append(base64.b64decode(whole.replace("-", "+").replace("_", "/")).decode("latin-1"))
+                except (binascii.Error, ValueError):
+                    pass
         for start in range(8):
             piece = run[start:].upper()
             for whole in (piece[:len(piece) - len(piece) % 8], piece + "=" * (-len(piece) % 8)):
@@ -302,7 +302,7 @@ def sanitise(text: str, secret: frozenset[str], limit: int = LIMIT) -> str:
     characters, long runs that look encoded dropped, WITHHELD if it leaks `secret`."""
     text = _ANSI.sub("", text)
     text = re.sub(r"\s+", " ", "".join(ch if ch.isprintable() else " " for ch in text)).strip()
-    text = re.sub(r"[A-Za-z0-9+=]{40,}", LONG_RUN, text)
+    text = re.sub(r"[A-Za-z0-9+/_=-]{40,}", LONG_RUN, text)  # either base64 alphabet
     if len(text) > limit:
         text = text[:limit - 1].rstrip() + "…"
     return WITHHELD if leaks(text, secret) else text

@@ -167,8 +167,8 @@ ENCODINGS = {
 def test_hidden_test_text_is_withheld_in_every_encoding(lectures_secret, grade_id, encoding):
     hidden = hidden_of(grade_id).strip()
     grader = feedback.Grader(secret=lectures_secret)
-    for start in range(0, len(hidden) - 40, 97):  # pieces of it, from 30 characters to the whole
-        for size in (30, 60, 200, len(hidden)):
+    for start in range(0, len(hidden) - 40, 97):  # pieces of it
+        for size in (30, 60):  # a page shows 240 characters: longer pieces are cut before they are judged
             piece = hidden[start:start + size]
             if not feedback._grams(feedback._normal(piece)) & lectures_secret:
                 continue  # nothing in it that the release does not show too
