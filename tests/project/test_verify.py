@@ -219,8 +219,9 @@ def test_attacks_from_the_kernel_earn_nothing_and_hurt_no_one(course, graded_cla
             wrong.append(f"{name}: {got.scores} (honest: {honest.scores}) {got.problem!r}")
     assert not wrong, "\n".join(wrong)
     # nbgrader itself sees through silenced errors (it reads the execute reply); the patched
-    # inspect fools it, and the check, which reads the source from disk, catches it and says so
+    # inspect fools no one now: the notebook's hidden part, made from the same behaviour as the
+    # check, reads warmup's source from disk, so nbgrader itself refuses the hidden literal
     fooled = grades["m-c-getsource"]
-    assert "l01_warmup_returns_61001" in independent.unconfirmed_in(fooled.problems)
-    page = (graded / "feedback" / "m-c-getsource" / "01-shape-of-an-agent.html").read_text(encoding="utf-8")
-    assert "independent check" in page
+    [lecture_01] = release_dir.glob("01-*.ipynb")
+    warmup = notebooks.points(notebooks.load(lecture_01))["l01_warmup_returns_61001"]
+    assert fooled.scores["01"] == pytest.approx(full["01"] - warmup), fooled
