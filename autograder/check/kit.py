@@ -46,6 +46,11 @@ def attempt_async(function, *args, **kwargs) -> dict:
     return box
 
 
+def hexes(rng, n) -> str:
+    """`n` hex digits drawn from `rng` (a draw's random names and tags)."""
+    return "".join(rng.choice("0123456789abcdef") for _ in range(n))
+
+
 def read(path) -> str | None:
     """A file's text, or None if it is not there (or not text)."""
     try:

@@ -14,15 +14,11 @@ import random
 import re
 
 from autograder.check.behaviour import Behaviour
-from autograder.check.kit import (attempt, message_of, not_written, outcomes_of, raised_names, returned_text,
+from autograder.check.kit import (attempt, hexes, message_of, not_written, outcomes_of, raised_names, returned_text,
                                   shown)
 
 MAX_OUTPUT = 20_000  # nano/tools.py's bound on a tool result (given; the lecture says 20,000)
 KNOWN = ["read_file", "list_files", "write_file", "edit_file", "bash"]
-
-
-def _hex(rng, size):
-    return "".join(rng.choice("0123456789abcdef") for _ in range(size))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -50,7 +46,7 @@ def judge_q2(inputs, seen):
 # read_file
 
 def draw_texts(rng):
-    tag = _hex(rng, 32)
+    tag = hexes(rng, 32)
     return {"files": [
         ["notes.txt", "first line\n\n\tindented line\n"],
         [f"src/pkg/mod_{tag[:6]}.py", f'"""Température: 21 °C, naïve café ☕ → {tag}."""\n\nVALUE = "{tag}"\n'],
@@ -102,7 +98,7 @@ def judge_texts(inputs, seen):
 
 
 def draw_missing_files(rng):
-    tag = _hex(rng, 8)
+    tag = hexes(rng, 8)
     return {"groups": [
         {"files": {}, "paths": ["no_such_file.txt"]},
         {"files": {"docs/present.md": "here\n", f"other_{tag}.txt": "x"},
@@ -111,7 +107,7 @@ def draw_missing_files(rng):
 
 
 def draw_missing_dirs(rng):
-    tag = _hex(rng, 8)
+    tag = hexes(rng, 8)
     return {"groups": [
         {"files": {}, "paths": ["no_such_dir"]},
         {"files": {"src/app.py": ""}, "paths": [f"src/gone_{tag}", f"nowhere-{tag}", f"nowhere-{tag}/deeper"]},
@@ -250,7 +246,7 @@ def _listing_failures(inputs, seen):
 
 
 def draw_sorted(rng):
-    tag = _hex(rng, 6)
+    tag = hexes(rng, 6)
     names = [f"mango-{tag}.txt", "zeta.md", ".env.example", "alpha.py", f"kiwi_{tag}.json",
              "beta.txt", "notes", ".gitignore", f"delta{tag}.cfg"]
     return {"cases": [
@@ -280,7 +276,7 @@ def judge_sorted(inputs, seen):
 
 
 def draw_marked(rng):
-    tag = _hex(rng, 6)
+    tag = hexes(rng, 6)
     return {"cases": [
         {"files": {"src/main.py": "", "readme.md": ""}, "path": ".", "names": ["readme.md", "src/"]},
         {"files": {f"pkg_{tag}/mod.py": "", f"pkg_{tag}/sub/deep.py": "", "license": "", f"data.{tag}": "",
@@ -307,7 +303,7 @@ def judge_marked(inputs, seen):
 
 
 def draw_default(rng):
-    first, second = _hex(rng, 8), _hex(rng, 8)
+    first, second = hexes(rng, 8), hexes(rng, 8)
     return {"cases": [
         {"files": {"only.txt": ""}, "names": ["only.txt"]},
         {"files": {f"first_{first}.txt": "1"}, "names": [f"first_{first}.txt"]},
@@ -378,7 +374,7 @@ def _expected(name, input):
 
 
 def draw_dispatch(rng):
-    tag = _hex(rng, 8)
+    tag = hexes(rng, 8)
     return {"calls": [
         ["read_file", {"path": "notes.txt"}], ["list_files", {"path": "src"}],
         ["read_file", {"path": f"docs/{tag}.md"}], ["list_files", {"path": f"src/{tag}"}],
@@ -425,7 +421,7 @@ def draw_unknown(rng):
     return {"calls": [
         ["delete_everything", {}], ["grep", {"pattern": "x"}], ["Read_File", {"path": "a.txt"}],
         ["read-file", {"path": "a.txt"}], ["clip", {"text": "abc"}], ["run_tool", {"name": "bash", "input": {}}],
-        [f"tool_{_hex(rng, 6)}", {}], ["", {}],
+        [f"tool_{hexes(rng, 6)}", {}], ["", {}],
     ]}
 
 
@@ -456,7 +452,7 @@ def judge_unknown(inputs, seen):
 
 
 def draw_failures(rng):
-    tag = _hex(rng, 8)
+    tag = hexes(rng, 8)
     return {"calls": [
         ["read_file", "missing/gone.txt", "FileNotFoundError"],
         ["read_file", f"missing/{tag}.py", "FileNotFoundError"], ["read_file", f"denied_{tag}.txt", "PermissionError"],

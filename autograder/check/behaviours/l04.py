@@ -10,7 +10,7 @@ style), with input() replaced by one that fails, on an event loop of its own (`a
 """
 
 from autograder.check.behaviour import Behaviour
-from autograder.check.kit import attempt, attempt_async
+from autograder.check.kit import attempt, attempt_async, hexes
 
 # fixtures/convert.py as the workspace holds it: the Celsius fix is previewed on a copy.
 CELSIUS = ('"""Temperature conversions. One of them is wrong: the Celsius trace is nano fixing it."""\n'
@@ -20,10 +20,6 @@ CELSIUS = ('"""Temperature conversions. One of them is wrong: the Celsius trace 
            "\n\n"
            "def fahrenheit_to_celsius(f):\n"
            "    return (f - 32) * 5 / 9\n")
-
-
-def hexes(rng, n):
-    return "".join(rng.choice("0123456789abcdef") for _ in range(n))
 
 
 def case(name, tool_input, files=None):
