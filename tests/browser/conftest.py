@@ -32,6 +32,7 @@ from pathlib import Path
 import pytest
 
 from autograder.authoring import release
+from tests.project import groups
 
 ROOT = release.ROOT
 SCREENSHOTS = ROOT / "build" / "screenshots"
@@ -115,6 +116,18 @@ def pytest_terminal_summary(terminalreporter):
         terminalreporter.write_line(f"browser screenshots ({len(_taken)}): {SCREENSHOTS}")
 
 
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    """The browser tests share one pytest-xdist worker (tests/project/groups.py): one folder of
+    screenshots, emptied once a run."""
+    groups.mark(items, "browser", lambda item: item.get_closest_marker("browser") is not None)
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's, which sends the names to the scheduler
+def pytest_collection_finish(session):
+    groups.rename(session.config, session.items)
+
+
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
     report = yield
@@ -165,12 +178,36 @@ class Lab:
             body = response.read()
         return json.loads(body) if body else None
 
-    def shut_down_kernels(self) -> None:
-        """End every session and kernel, as File > Shut Down would for each notebook."""
-        for session in self.api("GET", "sessions"):
-            self.api("DELETE", f"sessions/{session['id']}", timeout=30)
-        for kernel in self.api("GET", "kernels"):
-            self.api("DELETE", f"kernels/{kernel['id']}", timeout=30)
+    def shut_down_kernels(self, timeout: float = 60) -> None:
+        """End every session and kernel, as File > Shut Down would for each notebook.
+
+        A kernel the page asked for may still be starting: jupyter_server lists it before it has
+        its last_activity, and answers the listing with 500 until then (its start is awaited in
+        the request that made it). So a 5xx is waited out, and a kernel already gone is done.
+        """
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                for session in self.api("GET", "sessions"):
+                    self._delete(f"sessions/{session['id']}")
+                kernels = self.api("GET", "kernels")
+                for kernel in kernels:
+                    self._delete(f"kernels/{kernel['id']}")
+                if not kernels:
+                    return
+                if time.monotonic() > deadline:
+                    raise AssertionError(f"kernels still running {timeout} s after they were shut down: {kernels}")
+            except urllib.error.HTTPError as error:
+                if error.code < 500 or time.monotonic() > deadline:
+                    raise
+            time.sleep(0.5)  # polling the server: it offers nothing to wait on
+
+    def _delete(self, path: str) -> None:
+        try:
+            self.api("DELETE", path, timeout=30)
+        except urllib.error.HTTPError as error:
+            if error.code != 404:  # 404: it ended meanwhile (a session's kernel goes with it)
+                raise
 
     def log_tail(self, lines: int = 40) -> str:
         text = self.log.read_text(encoding="utf-8", errors="replace") if self.log.exists() else ""
