@@ -5,10 +5,24 @@ from pathlib import Path
 import pytest
 
 from autograder.authoring import notebooks, release
-from tests.project import one_class
+from tests.project import groups, one_class
 
 ROOT = release.ROOT
 MINI = Path(__file__).parent / "mini"
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(items):
+    """The tests that read the shared class run in one pytest-xdist worker (groups.py), so that
+    the class is graded once; pytest-xdist starts the largest group first. The slow tests come
+    before the quick ones, so that the workers end on short tests, not one long one."""
+    groups.mark(items, "class", lambda item: "graded_class" in getattr(item, "fixturenames", ()))
+    items.sort(key=lambda item: item.get_closest_marker("slow") is None)
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's, which sends the names to the scheduler
+def pytest_collection_finish(session):
+    groups.rename(session.config, session.items)
 
 
 @pytest.fixture(scope="session")

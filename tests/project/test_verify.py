@@ -125,6 +125,7 @@ def test_a_judge_that_raises_is_the_graders_error_and_a_missing_observation_is_n
 # ---------------------------------------------------------------------------------------------
 # The reference, the stubs, the mutants
 
+@pytest.mark.slow
 @pytest.mark.parametrize("seed", [1, 424242, 2**31 - 5])
 def test_the_reference_is_confirmed_on_every_cell(course, solved, seed):
     reference = independent.reference(course, seed)
@@ -139,6 +140,7 @@ def test_the_stubs_are_confirmed_nowhere(course, fresh_workspace, reference):
     assert confirmed and not any(confirmed.values())
 
 
+@pytest.mark.slow
 def test_each_mutant_is_refused_in_its_own_lecture_only(course, solved, reference, tmp_path):
     import concurrent.futures
     import os
