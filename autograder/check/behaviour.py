@@ -195,7 +195,12 @@ def notebook_code(grade_id: str) -> str:
 
 def _verdict(draw, given, observe, judge, answers):
     """Run one behaviour in the notebook: fresh inputs, observe with stderr shown as output, and
-    an AssertionError carrying the first failure message."""
+    an AssertionError carrying the first failure message.
+
+    A judge that raises is the grader's mistake, not the student's: it is said in the cell's
+    output and does not fail the cell, so nbgrader's result is the rest of the cell's; the
+    independent check meets the same judge and reports it to the instructor (kind "grader").
+    """
     import random as _random
 
     from nano.testing import no_stderr
@@ -203,5 +208,10 @@ def _verdict(draw, given, observe, judge, answers):
     inputs = {**draw(_random.Random()), **given}
     with no_stderr():
         seen = plain(observe(inputs, dict(answers)))
-    failures = [str(message) for message in judge(inputs, seen)]
+    try:
+        failures = [str(message) for message in judge(inputs, seen)]
+    except Exception as exc:
+        print(f"grader error, not the student's doing: the judge {judge.__name__} raised "
+              f"{type(exc).__name__}: {exc}")
+        return
     assert not failures, failures[0]

@@ -403,20 +403,23 @@ def check_submission(job: Job, files: Mapping[str, str], answers: Mapping[str, s
     """The check for one graded student in a worker: confirm against the reference (job.verify
     names its file), zero what is not confirmed; the problems."""
     errors: dict[str, str] = {}
+    cells = passed_cells(gradebook, student)
     confirmed = confirm(job.course, files, answers, wait_for_reference(job.verify),
-                        unsafe=job.unsafe, grader_errors=errors, cells=passed_cells(gradebook, student))
-    return zero_unconfirmed(gradebook, student, confirmed) + grader_problems(errors)
+                        unsafe=job.unsafe, grader_errors=errors, cells=cells)
+    lectures = {b.grade_id: number for number, found in course_behaviours(job.course, cells).items() for b in found}
+    return zero_unconfirmed(gradebook, student, confirmed) + grader_problems(errors, lectures)
 
 
 GRADER_ERROR = ("the grader failed while checking this cell, which is not your doing: nbgrader's "
                 "result stands, and your instructor has been told")
 
 
-def grader_problems(errors: Mapping[str, str]) -> list[Problem]:
-    """One problem per cell whose judge raised: the student reads that it is not theirs, the
-    instructor (problems.csv, the report) reads what happened."""
-    return [records.problem(f"{grade_id}: {GRADER_ERROR} ({said})", records.GRADER, grade_id[1:3],
-                            (grade_id,)) for grade_id, said in sorted(errors.items())]
+def grader_problems(errors: Mapping[str, str], lectures: Mapping[str, str]) -> list[Problem]:
+    """One problem per cell whose judge raised (grade_id -> what it raised; `lectures`: grade_id
+    -> its lecture number): the student reads that it is not theirs, the instructor reads what
+    happened (its detail: problems.csv, and the lines `grade` ends with)."""
+    return [records.problem(f"{grade_id}: {GRADER_ERROR}", records.GRADER, lectures.get(grade_id), (grade_id,), said)
+            for grade_id, said in sorted(errors.items())]
 
 
 # ---------------------------------------------------------------------------------------------

@@ -215,11 +215,32 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
     echo(f"wrote {course / 'grades.csv'} and problems.csv ({len(everyone)} students"
          + (f", {kept} of them from earlier runs)" if kept else ")")
          + (f"; each student's feedback in {course / 'feedback'}/<student_id>/index.html" if feedback else ""))
+    for line in grader_errors(ordered):
+        echo(line)
     if feedback:  # hand-ins from nbgrader collect: their pages where nbgrader release_feedback looks
         from autograder.grading import exchange
 
         exchange.place_feedback(course, [g.student for g in ordered], echo)
     return ordered
+
+
+def grader_errors(grades: list[Grade]) -> list[str]:
+    """For the instructor, one line per graded cell whose judge raised on a student's code (a
+    problem of kind "grader"): whose code it met, and what it raised. Those cells kept nbgrader's
+    result, and their feedback says the failure was not the student's."""
+    met: dict[str, list[str]] = {}
+    raised: dict[str, str] = {}
+    for g in grades:
+        for p in g.problems:
+            if p.kind == records.GRADER:
+                for grade_id in p.grade_ids:
+                    met.setdefault(grade_id, []).append(g.student)
+                    raised.setdefault(grade_id, p.detail)
+    return [f"grader error: the judge of {grade_id} raised on the code of {len(students)} "
+            f"student{'s' if len(students) > 1 else ''} ({', '.join(students)}), whose cell kept nbgrader's "
+            f"result: {raised[grade_id]}. Fix that behaviour in autograder/check/behaviours/, then grade "
+            f"{'them' if len(students) > 1 else 'that student'} again."
+            for grade_id, students in sorted(met.items())]
 
 
 def _reference(course: Path, path: Path, unsafe: bool, echo) -> None:
@@ -527,19 +548,19 @@ def write_csv(grades: list[Grade], lectures: list[str], path: Path) -> None:
     save_csv(path, rows())
 
 
-PROBLEM_COLUMNS = ["student_id", "graded", "problem", "lecture", "kind", "grade_ids", "message"]
+PROBLEM_COLUMNS = ["student_id", "graded", "problem", "lecture", "kind", "grade_ids", "message", "detail"]
 
 
 def write_problems(grades: list[Grade], path: Path) -> None:
     """problems.csv: one row per problem found, for the students who had any: the problem as the
     table says it, then its parts (records.Problem; grade_ids separated by spaces), which is
-    what is read back."""
+    what is read back. `detail` is for the instructor: no feedback page shows it."""
     def rows():
         yield PROBLEM_COLUMNS
         for g in grades:
             for p in g.problems:
                 yield [g.student, "yes" if g.graded else "no", str(p), p.lecture or "", p.kind,
-                       " ".join(p.grade_ids), p.message]
+                       " ".join(p.grade_ids), p.message, p.detail]
     save_csv(path, rows())
 
 
@@ -548,7 +569,7 @@ def problem_of(row: dict[str, str]) -> Problem:
     its words whole, as a problem of the hand-in (kind "repaired")."""
     if row.get("kind") and row.get("message") is not None:
         return Problem(row.get("lecture") or None, tuple((row.get("grade_ids") or "").split()), row["kind"],
-                       row["message"])
+                       row["message"], row.get("detail") or "")
     return problem(row["problem"], records.REPAIRED)
 
 

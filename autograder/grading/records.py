@@ -33,6 +33,7 @@ class Problem:
     grade_ids: tuple[str, ...]  # the graded cells it names, if any
     kind: str  # one of KINDS
     message: str  # in words, without the lecture number
+    detail: str = ""  # for the instructor only (problems.csv): what a grader error raised
 
     def __str__(self) -> str:
         """As the problem column and the progress line show it: "02: message"."""
@@ -40,16 +41,16 @@ class Problem:
 
     def plain(self) -> dict:
         return {"lecture": self.lecture, "grade_ids": list(self.grade_ids), "kind": self.kind,
-                "message": self.message}
+                "message": self.message, "detail": self.detail}
 
     @classmethod
     def from_plain(cls, data: dict) -> "Problem":
         return cls(data.get("lecture") or None, tuple(data.get("grade_ids") or ()), str(data["kind"]),
-                   str(data["message"]))
+                   str(data["message"]), str(data.get("detail") or ""))
 
 
-def problem(message: str, kind: str, lecture: str | None = None, grade_ids=()) -> Problem:
-    return Problem(lecture, tuple(grade_ids), kind, message)
+def problem(message: str, kind: str, lecture: str | None = None, grade_ids=(), detail: str = "") -> Problem:
+    return Problem(lecture, tuple(grade_ids), kind, message, detail)
 
 
 @dataclass(frozen=True)
