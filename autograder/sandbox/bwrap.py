@@ -4,7 +4,7 @@
 view of the machine but a read-only system and Python installation, a private /tmp, and only
 `workdir` (and the folders named in `writable`) writable; under resource `Limits`, set by a tiny
 Python wrapper inside the sandbox just before it runs the command. The grader runs every
-kernel of a submission this way (worker.py), so student code cannot read the hidden tests in
+kernel of a submission this way (grading/autograde.py), so student code cannot read the hidden tests in
 `source/`, touch the gradebook or another student's folders, call out, or take the machine
 down with a fork bomb, a memory bomb or a giant file.
 

@@ -1,13 +1,13 @@
-"""What runs first inside a sandbox (sandbox.py), as root, before any student code: it puts the
+"""What runs first inside a sandbox (bwrap.py), as root, before any student code: it puts the
 process under the sandbox's limits and drops it to the sandbox's uid, either once, for one
 command, or for each kernel of a student, forked from a zygote.
 
-Not imported by the grader: sandbox.py runs this file's source inside the sandbox, as root with
+Not imported by the grader: bwrap.py runs this file's source inside the sandbox, as root with
 no capability but CAP_SETUID and CAP_SETGID (and CAP_KILL for a zygote):
 
-- `python -S -c SOURCE exec cpu memory processes file_size uid workdir argv...` (sandbox.wrap):
+- `python -S -c SOURCE exec cpu memory processes file_size uid workdir argv...` (bwrap.wrap):
   the limits, the uid and the folder, then exec of `argv`.
-- `python -c SOURCE zygote control_fd cpu memory processes file_size module...` (sandbox.Zygote):
+- `python -c SOURCE zygote control_fd cpu memory processes file_size module...` (bwrap.Zygote):
   import the modules named (the kernel and the SDK: no student code), say "ready" on the
   control socket, then answer each request there, a JSON object with a file descriptor
   attached, by forking. The child takes the limits, the request's uid and folder and runs the
