@@ -38,7 +38,7 @@ def main(argv: list[str] | None = None) -> int:
                             "nbgrader course whose submitted/ came from nbgrader collect")
     grade.add_argument("--course", type=Path, default=DEFAULT_COURSE, help="course folder (default: %(default)s)")
     grade.add_argument("--workers", type=int, default=None,
-                       help="students graded at once (default: three per CPU, at most 8)")
+                       help="students graded at once (default: four per CPU, at most 8)")
     grade.add_argument("--timeout", type=int, default=None,
                        help="seconds a cell may run (default: the course's Execute.timeout, 30)")
     grade.add_argument("--unsafe", action="store_true",

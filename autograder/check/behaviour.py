@@ -20,6 +20,7 @@ the check imports is the one the notebook ran.
 import ast
 import builtins
 import dis
+import functools
 import importlib
 import inspect
 import random
@@ -160,7 +161,12 @@ def standalone(*functions: Callable, names: dict[str, str] | None = None) -> str
 
 def observe_code(behaviour: Behaviour) -> str:
     """What the check's runner execs: a block that defines `observe`."""
-    return standalone(behaviour.observe, names={behaviour.observe.__name__: "observe"})
+    return _observe_code(behaviour.observe)
+
+
+@functools.cache  # once per grading process, not once per hand-in: inspect re-reads the sources
+def _observe_code(observe: Callable) -> str:
+    return standalone(observe, names={observe.__name__: "observe"})
 
 
 NOTEBOOK_HEADER = "# Made by nano-course notebooks from {path}: change it there, not here."
