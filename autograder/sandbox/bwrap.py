@@ -333,14 +333,28 @@ def _claim() -> int:
     """Lock the lowest free block; its file stays open (never closed: closing would unlock it)."""
     folder = _lock_folder()
     for block in range(BLOCKS):
-        fd = os.open(folder / f"{block}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            os.close(fd)
-            continue
-        return block
+        if _lock(folder, block) is not None:
+            return block
     raise RuntimeError(f"all {BLOCKS} blocks of sandbox uids are held (their locks are in {folder})")
+
+
+def held(block: int) -> bool:
+    """Whether a live process holds `block` (the lock is taken to see, and let go at once)."""
+    fd = _lock(_lock_folder(), block)
+    if fd is not None:
+        os.close(fd)
+    return fd is None
+
+
+def _lock(folder: Path, block: int) -> int | None:
+    """The open, locked lock file of `block`, or None if another open file holds its lock."""
+    fd = os.open(folder / f"{block}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        os.close(fd)
+        return None
+    return fd
 
 
 def _lock_folder() -> Path:
