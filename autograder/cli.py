@@ -60,9 +60,14 @@ def main(argv: list[str] | None = None) -> int:
                        help="also say where the time goes: start-up costs, kernels, cells, the rest")
     bench.add_argument("--keep", type=Path, default=None,
                        help="work in this new folder and keep it (default: a temporary folder)")
-    grade.add_argument("--no-verify", action="store_true",
-                       help="skip the independent check that confirms each cell nbgrader passed "
-                            "(student code can fool nbgrader's tests; see README)")
+
+    replay = commands.add_parser("replay", help="run one student's graded behaviours again, with the inputs they "
+                                                "were graded on, and print what was seen")
+    replay.add_argument("student")
+    replay.add_argument("behaviours", nargs="*", metavar="GRADE_ID",
+                        help="the graded cells (or behaviours) to run (default: those that did not pass)")
+    replay.add_argument("--course", type=Path, default=DEFAULT_COURSE, help="course folder (default: %(default)s)")
+    replay.add_argument("--unsafe", action="store_true", help="run the student's code without the sandbox")
 
     report = commands.add_parser("report", help="write COURSE/report.html: score distributions, failure rates")
     report.add_argument("--course", type=Path, default=DEFAULT_COURSE, help="course folder (default: %(default)s)")
@@ -202,8 +207,7 @@ def _grade(args) -> int:
     workers = args.workers if args.workers is not None else grade.default_workers()
     grade.grade_all(args.submissions, args.course, echo=lambda line: print(line, flush=True),
                     workers=workers, timeout=args.timeout, unsafe=args.unsafe,
-                    scheduler=args.scheduler, db_url=args.db_url,
-                    check=not args.no_verify)
+                    scheduler=args.scheduler, db_url=args.db_url)
     return 0
 
 
@@ -217,6 +221,20 @@ def _bench(args) -> int:
     same = bench.run(args.students, workers=args.workers, profile_too=args.profile, keep=args.keep,
                      echo=lambda line: print(line, flush=True))
     return 0 if same else 1
+
+
+def _replay(args) -> int:
+    from autograder.check import independent
+    from autograder.sandbox import bwrap
+
+    if not args.unsafe and not bwrap.available():
+        print(f"nano-course replay: {bwrap.MISSING}", file=sys.stderr)
+        return 2
+    course = args.course.resolve()
+    if _not_a_course(course):
+        raise ValueError(_not_a_course(course))
+    return 0 if independent.replay(course, args.student, args.behaviours, unsafe=args.unsafe,
+                                   echo=lambda line: print(line, flush=True)) else 1
 
 
 def _report(args) -> int:
@@ -259,6 +277,7 @@ def _check(args) -> int:
 
 
 COMMANDS = {"build": _build, "student": _student, "grade": _grade, "bench": _bench, "report": _report,
+            "replay": _replay,
             "export": _export, "samples": _samples, "notebooks": _notebooks, "check": _check}
 
 if __name__ == "__main__":

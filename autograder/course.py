@@ -5,6 +5,7 @@ the lectures of the course (its released notebooks, "01-shape-of-an-agent" is le
 The grading modules take them from here instead of working each out again.
 """
 
+import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -55,6 +56,11 @@ class Course:
         """The lecture numbers, "01" to "06"."""
         return sorted(set(self.lectures.values()))
 
+    @property
+    def seed(self) -> str:
+        """The course's grading seed (see `grading_seed`)."""
+        return grading_seed(self.root)
+
     def notebook(self, number: str) -> str:
         """The notebook name of lecture `number`."""
         return next(name for name in self.notebooks if lecture_of(name) == number)
@@ -70,3 +76,23 @@ class Course:
 def lecture_of(notebook: str) -> str:
     """The lecture number of a notebook's name: its first two characters ("01")."""
     return notebook[:2]
+
+
+SEED_FILE = "grading_seed"
+
+
+def grading_seed(course: Path) -> str:
+    """The seed every draw of the course's grading starts from, with the student and the
+    behaviour (check/behaviour.py: rng_for): made once, at the first build or grading, and kept
+    in COURSE/grading_seed, so that grading a class again draws the same inputs. Students never
+    see the course folder."""
+    path = Path(course) / SEED_FILE
+    try:
+        seed = path.read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        seed = ""
+    if not seed:
+        seed = secrets.token_hex(16)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(seed + "\n", encoding="utf-8")
+    return seed

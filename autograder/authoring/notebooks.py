@@ -64,18 +64,31 @@ def build(source: Path) -> nbformat.NotebookNode:
     return nb
 
 
-HIDDEN = ("### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")
-
-
 def with_hidden_tests(visible: str, grade_id: str, source: Path) -> str:
-    """A graded cell's source: what the author wrote, then its behaviours (autograder/check/
-    behaviours/lNN.py) as nbgrader's hidden tests, which the release strips."""
+    """A graded cell's source: what the author wrote, then nbgrader's hidden tests, which the
+    release strips: a call of the cell's behaviours (autograder/check/behaviours/lNN.py), which
+    holds none of their code (see behaviour.hidden_part)."""
     from autograder.check import behaviour
 
-    if HIDDEN[0] in visible:
+    if behaviour.HIDDEN[0] in visible:
         raise ValueError(f"{source.name}: {grade_id} has hidden tests of its own; its behaviours belong in "
                          f"autograder/check/behaviours/l{source.name[:2]}.py")
-    return "\n".join([visible.rstrip(), HIDDEN[0], behaviour.notebook_code(grade_id).rstrip(), HIDDEN[1]])
+    return "\n".join([visible.rstrip(), behaviour.hidden_part(grade_id)])
+
+
+def without_hidden_tests(source: str) -> str:
+    """A graded cell's source without the hidden part made from its behaviours (see
+    behaviour.hidden_part): what `nano-course grade` lets the kernel run, since it runs the
+    behaviours outside it. Hidden tests an author wrote into a cell by hand stay."""
+    from autograder.check import behaviour
+
+    begin, end = behaviour.HIDDEN
+    kept, rest = [], source
+    while begin in rest and end in rest.split(begin, 1)[1]:
+        before, after = rest.split(begin, 1)
+        inside, rest = after.split(end, 1)
+        kept.append(before.rstrip("\n") if behaviour.CALL in inside else before + begin + inside + end)
+    return "".join(kept) + rest
 
 
 def render(nb: nbformat.NotebookNode) -> str:

@@ -191,6 +191,9 @@ def build_course(out: Path, root: Path = ROOT, lecture_dir: Path | None = None,
         nb = notebooks.strip_reference(notebooks.load(nb_path))
         nb_path.write_text(notebooks.render(nb), encoding="utf-8")
     check_release(release)
+    from autograder.course import grading_seed
+
+    grading_seed(out)  # made once, kept by every rebuild: a re-grade draws the same inputs
     return release
 
 

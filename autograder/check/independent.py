@@ -1,161 +1,160 @@
-"""The independent check: each graded cell nbgrader passed is confirmed where no student code ran.
+"""The independent check: every graded behaviour of a hand-in, driven and judged where no student
+code runs. It is what a graded cell's hidden tests are.
 
-Student code runs in the kernel that runs the hidden tests, so it can make them pass without doing
-the work (swallow AssertionError, return objects equal to anything, patch the test helpers...).
-Here each graded behaviour (behaviour.py, behaviours/lNN.py) is re-run in a fresh sandboxed
-process (runner.py, `python -I`) that imports only the hand-in's `nano` and reports PLAIN
-observations as JSON; the grader, whose process never ran student code, draws the inputs from a
-seed and judges the observations with the same judge the notebook's hidden part ran. A cell is
-confirmed when every behaviour naming it is judged right.
+nbgrader runs a notebook's cells in a kernel that the student's code shares, so whatever is
+observed there can be rewritten by it. Here the kernel runs only a cell's visible part, and the
+cell's grade is nbgrader's result AND this check's verdict on the cell's behaviours
+(behaviour.py, behaviours/lNN.py): each behaviour's inputs are drawn here, from the course's
+grading seed, the student and the behaviour; its drive runs the hand-in's functions in a subject
+process, sandboxed (driver.py), through one bounded channel; its judge reads what was seen, here.
+
+A behaviour's verdict (`Verdict`) is one of:
+- PASSED, FAILED (the judge's message, which the student reads), LATE (it did not finish in its
+  time: the student's process hung, died or flooded its channel; it scores 0);
+- HELD: the grader's own error (its judge or drive raised, or the reference did not finish it in
+  time). That cell awards nothing and is marked for the instructor, until a re-grade settles it.
+
+The reference solution runs first (`reference`): a behaviour it fails stops grading before any
+grade is recorded. Every run is recorded (inputs, what was seen, the verdict) in
+COURSE/checks/<student>.json, and `nano-course replay` runs one again.
 """
 
 import json
-import os
-import queue
 import random
 import shutil
-import signal
-import subprocess
 import sys
 import tempfile
-import threading
 import time
-from collections.abc import Callable, Iterable, Mapping
+import traceback
+from collections.abc import Iterable, Mapping
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from autograder.authoring import notebooks, release
 from autograder.check import behaviour
-from autograder.check.behaviour import Behaviour
+from autograder.check.behaviour import Behaviour, GraderError
+from autograder.check.driver import Bounds, Lost, Subject
 from autograder.course import lecture_of
 from autograder.grading import records
 from autograder.grading.records import Job, Problem
 from autograder.limits import BEHAVIOUR_TIMEOUT as TIMEOUT, CHECK_BUDGET as BUDGET, CHECK_STARTUP as STARTUP
 from autograder.limits import REFERENCE_WAIT
-from autograder.sandbox import bwrap
+
+PASSED, FAILED, LATE, HELD = "passed", "failed", "late", "held"
+REFERENCE = "reference"  # the student id the reference's draws are made for
+RECORD_LIMIT = 100_000  # characters of one behaviour's inputs, or of what was seen, kept in a record
+MESSAGE_LIMIT = 4_000  # characters of a judge's message kept (a page shows fewer)
 
 
+@dataclass(frozen=True)
+class Verdict:
+    """What the check found of one behaviour of one hand-in."""
 
-def _confine(argv: list[str], work: Path, tmp: Path, env: Mapping[str, str], unsafe: bool) -> list[str]:
-    """The command that runs `argv` in the sandbox (bwrap.py), able to write only `tmp` (which
-    holds the workspace copy `work`); unconfined only when grading runs with --unsafe."""
-    if unsafe:
-        return argv
-    return bwrap.wrap(argv, workdir=work, writable=[tmp], env=env)
+    key: str  # the behaviour: its grade_id, or grade_id#2 for the cell's second
+    state: str  # PASSED, FAILED, LATE or HELD
+    message: str = ""  # what went wrong, in the student's words (FAILED, LATE)
+    detail: str = ""  # for the instructor: what a grader error raised (HELD)
+    seconds: float = 0.0
 
+    @property
+    def grade_id(self) -> str:
+        return self.key.split("#")[0]
 
-def _key(grade_id: str, seen: dict[str, int]) -> str:
-    """grade_id for a cell's first behaviour, grade_id#2, #3... for its further ones."""
-    seen[grade_id] = seen.get(grade_id, 0) + 1
-    return grade_id if seen[grade_id] == 1 else f"{grade_id}#{seen[grade_id]}"
+    def plain(self) -> dict:
+        return asdict(self)
 
-
-def keys(behaviours: Iterable[Behaviour]) -> list[str]:
-    seen: dict[str, int] = {}
-    return [_key(b.grade_id, seen) for b in behaviours]
-
-
-RUNNER_FILES = ("runner.py", "kit.py")  # what the behaviours' runner needs beside it
-
-
-def observe_items(workspace: Path, items: list[dict], answer_sources: Mapping[str, str], *,
-                  timeout: int = TIMEOUT, unsafe: bool = False, budget: float = BUDGET) -> dict[str, dict | None]:
-    """Run behaviours' observe code (`items`, see `plan`) one after another in runner.py, on a fresh
-    copy of `workspace`; key -> observation.
-
-    None means the item did not finish: it ran past its timeout, or its process died or hung, in
-    which case the items after it run in a fresh process, or `budget` seconds had passed before it
-    began.
-    """
-    payload = {"timeout": int(timeout), "answers": dict(answer_sources), "items": items}
-
-    def argv(tmp: Path) -> list[str]:
-        folder = tmp / "check"
-        folder.mkdir(exist_ok=True)
-        for name in RUNNER_FILES:
-            shutil.copy(Path(__file__).with_name(name), folder / name)
-        return [sys.executable, "-I", str(folder / "runner.py")]
-
-    return _observe(workspace, [item["key"] for item in items], payload, argv, timeout, unsafe, budget)
+    @classmethod
+    def from_plain(cls, data: dict) -> "Verdict":
+        return cls(str(data["key"]), str(data["state"]), str(data.get("message") or ""),
+                   str(data.get("detail") or ""), float(data.get("seconds") or 0.0))
 
 
-def _observe(workspace: Path, names: list[str], payload: dict, argv: Callable[[Path], list[str]],
-             timeout: int, unsafe: bool, budget: float) -> dict[str, dict | None]:
+@dataclass(frozen=True)
+class Run:
+    """One behaviour as the check ran it: what went in, what was seen, the verdict."""
+
+    inputs: dict
+    seen: dict | None
+    verdict: Verdict
+
+
+def did_not_finish(seconds: float, why: str) -> str:
+    return (f"it did not finish: {why} (the check gives a behaviour {seconds:g} s, and its process "
+            "its own bounded channel)")
+
+
+def keyed(behaviours: list[Behaviour]) -> list[tuple[str, Behaviour]]:
+    """Each behaviour with its key (behaviour.keys), for `run`."""
+    return list(zip(behaviour.keys(behaviours), behaviours))
+
+
+def run(workspace: Path, items: list[tuple[str, Behaviour]], seed: str, student: str, *,
+        answers: Mapping[str, str] | None = None, unsafe: bool = False, nice: int | None = None,
+        timeout: int = TIMEOUT, budget: float = BUDGET, bounds: Bounds = Bounds()) -> list[Run]:
+    """Drive and judge the behaviours `items` ((key, behaviour) pairs) on the hand-in in
+    `workspace` (its nano/*.py; `answers`: its answer cells), one after another in one subject
+    process, a fresh one after any is lost. The inputs come from `seed`, `student` and each
+    behaviour's key. A behaviour not begun before `budget` seconds have passed is LATE."""
+    runs = []
     deadline = time.monotonic() + budget
-    results: dict[str, dict | None] = {}
-    first = 0
-    while first < len(names) and time.monotonic() < deadline:
-        with tempfile.TemporaryDirectory(prefix="nano-verify-") as tmp:
-            work = Path(tmp) / "work"
-            shutil.copytree(workspace, work, symlinks=False)
-            done = _run(work, Path(tmp), {**payload, "first": first, "cwd": str(work), "tmp": tmp},
-                        argv(Path(tmp)), timeout, unsafe, deadline)
-        for index, observed in done.items():
-            results[names[index]] = observed
-        first = max(done, default=first - 1) + 1
-        if first < len(names) and names[first] not in results:
-            results[names[first]] = None  # the one its process died or hung in
-            first += 1
-    return {name: results.get(name) for name in names}
-
-
-def _run(work: Path, tmp: Path, job: dict, command: list[str], timeout: int, unsafe: bool,
-         deadline: float) -> dict[int, dict | None]:
-    """One runner process from item job["first"] on: index -> observation, for those it finished."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
-    env.update(NANO_HEADLESS="1", TMPDIR=str(tmp), HOME=str(tmp))
-    argv = _confine(command, work, tmp, env, unsafe)
-    proc = subprocess.Popen(argv, cwd=work, env=env, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, start_new_session=True, text=True)
-    lines: queue.Queue = queue.Queue()
-
-    def read() -> None:
-        for line in proc.stdout:
-            lines.put(line)
-        lines.put(None)
-
-    reader = threading.Thread(target=read, daemon=True)
-    reader.start()
-    done: dict[int, dict | None] = {}
-    current, wait = None, STARTUP
+    subject = Subject(workspace, answers, unsafe=unsafe, bounds=bounds, nice=nice, startup=STARTUP)
     try:
-        proc.stdin.write(json.dumps(job))
-        proc.stdin.close()
-        while True:
-            try:
-                line = lines.get(timeout=max(0.0, min(wait, deadline - time.monotonic())))
-            except queue.Empty:
-                break  # hung, or out of budget: the scenario in progress is not confirmed
-            if line is None:
-                break  # the process ended (all done, or died)
-            try:
-                record = json.loads(line)
-            except ValueError:
+        for key, b in items:
+            inputs = b.inputs(behaviour.rng_for(seed, student, key))
+            seconds = b.timeout or timeout
+            if time.monotonic() > deadline:
+                runs.append(Run(inputs, None, Verdict(key, LATE, did_not_finish(seconds, "the check's time for the "
+                                                                                         "whole hand-in had run out"))))
                 continue
-            if not isinstance(record, dict):
-                continue
-            if "start" in record and record["start"] == (job["first"] if current is None else current + 1):
-                current = record["start"]
-                items = job.get("items")
-                wait = ((items[current].get("timeout") if items else None) or timeout) + 5
-            elif "done" in record and record["done"] == current and current not in done:
-                obs = record.get("obs")
-                done[current] = obs if isinstance(obs, dict) else None
-    except OSError:
-        pass
+            runs.append(one(subject, b, key, inputs, seconds))
     finally:
-        try:
-            os.killpg(proc.pid, signal.SIGKILL)
-        except OSError:
-            pass
-        proc.wait()
-        reader.join(timeout=5)
-        if not unsafe:
-            bwrap.settle(work, tmp)  # what it left running stops; its folders come back to us
-    return done
+        subject.close()
+    return runs
+
+
+def one(subject: Subject, b: Behaviour, key: str, inputs: dict, seconds: float) -> Run:
+    """Drive and judge one behaviour in `subject`, within `seconds`."""
+    started = time.monotonic()
+    seen = None
+    try:
+        with subject.item(seconds, b.answers):
+            seen = b.drive(subject, inputs)
+    except Lost as exc:
+        return Run(inputs, None, Verdict(key, LATE, did_not_finish(seconds, str(exc)), seconds=time.monotonic() - started))
+    except Exception:
+        return Run(inputs, None, Verdict(key, HELD, detail=f"its drive raised: {_last_line()}",
+                                         seconds=time.monotonic() - started))
+    took = time.monotonic() - started
+    try:
+        message = b.failure(inputs, seen)
+    except Exception:
+        return Run(inputs, seen, Verdict(key, HELD, detail=f"its judge raised: {_last_line()}", seconds=took))
+    if message is None:
+        return Run(inputs, seen, Verdict(key, PASSED, seconds=took))
+    return Run(inputs, seen, Verdict(key, FAILED, message=str(message)[:MESSAGE_LIMIT], seconds=took))
+
+
+def _last_line() -> str:
+    """The exception being handled, in one line, with where it was raised."""
+    kind, exc, tb = sys.exc_info()
+    where = traceback.extract_tb(tb)[-1] if tb else None
+    place = f" ({Path(where.filename).name}, line {where.lineno})" if where else ""
+    return f"{kind.__name__}: {str(exc)[:300]}{place}"
+
+
+def cell_states(verdicts: Iterable[Verdict]) -> dict[str, Verdict]:
+    """grade_id -> the verdict that decides the cell: its first FAILED or LATE behaviour (the
+    student's own failure is certain), else its first HELD one, else its first."""
+    rank = {FAILED: 0, LATE: 0, HELD: 1, PASSED: 2}
+    cells: dict[str, Verdict] = {}
+    for v in verdicts:
+        if v.grade_id not in cells or rank[v.state] < rank[cells[v.grade_id].state]:
+            cells[v.grade_id] = v
+    return cells
 
 
 # ---------------------------------------------------------------------------------------------
-# The behaviours of a course, the workspaces they run in, and the judging.
+# The behaviours of a course, the workspaces they run in
 
 def answer_sources(notebook: Path) -> dict[str, str]:
     """grade_id -> source of each answer cell of a notebook, in notebook order ({} if unreadable)."""
@@ -172,8 +171,7 @@ def make_workspace(course: Path, nano_files: Mapping[str, str], dest: Path) -> P
     """What the behaviours run in: the course's source files (no notebooks) with `nano_files`
     ({"nano/tools.py": text}) over them."""
     source = course / "source" / release.ASSIGNMENT
-    shutil.copytree(source, dest, ignore=shutil.ignore_patterns("*.ipynb", "__pycache__",
-                                                                  ".ipynb_checkpoints"))
+    shutil.copytree(source, dest, ignore=shutil.ignore_patterns("*.ipynb", "__pycache__", ".ipynb_checkpoints"))
     for name, text in nano_files.items():
         if name in release.STUDENT_FILES:
             (dest / name).write_text(text, encoding="utf-8")
@@ -185,79 +183,25 @@ def lecture_notebooks(course: Path) -> dict[str, str]:
     return {p.name[:2]: p.name for p in sorted((course / "release" / release.ASSIGNMENT).glob("*.ipynb"))}
 
 
-def course_behaviours(course: Path, only: Iterable[str] | None = None) -> dict[str, list[Behaviour]]:
-    """Lecture number -> the behaviours of the graded cells its released notebook has (of those
-    `only` names, if given), for the lectures whose behaviours are defined (behaviours/lNN.py)."""
-    found = {}
+def course_behaviours(course: Path, only: Iterable[str] | None = None) -> list[Behaviour]:
+    """The behaviours of the graded cells the course's released notebooks have (of those `only`
+    names, if given), in lecture and cell order."""
     wanted = None if only is None else set(only)
+    found = []
     for number, name in lecture_notebooks(course).items():
         cells = notebooks.points(notebooks.load(course / "release" / release.ASSIGNMENT / name))
-        chosen = [b for b in behaviour.lecture(number) or [] if b.grade_id in cells
+        found += [b for b in behaviour.lecture(number) or [] if b.grade_id in cells
                   and (wanted is None or b.grade_id in wanted)]
-        if chosen:
-            found[number] = chosen
     return found
 
 
-def plan(behaviours: list[Behaviour], seed: int) -> list[dict]:
-    """What runner.py runs for `behaviours`: each one's observe code and its inputs, drawn here,
-    in the grader, from the seed and the behaviour's key alone (the same for every hand-in)."""
-    items = []
-    for b, key in zip(behaviours, keys(behaviours)):
-        items.append({"key": key, "code": behaviour.observe_code(b), "inputs": b.inputs(behaviour.rng_for(seed, key)),
-                      "answers": list(b.answers), "timeout": b.timeout})
-    return items
-
-
 def unchecked(course: Path) -> list[str]:
-    """The graded cells of the course that no behaviour confirms (none in the real course: a test
-    sees to it); nbgrader's result stands there."""
-    covered = {b.grade_id for lecture in course_behaviours(course).values() for b in lecture}
+    """The graded cells of the course that no behaviour judges (none in the real course: a test
+    sees to it); nbgrader's result on the visible part stands there."""
+    covered = {b.grade_id for b in course_behaviours(course)}
     return [grade_id for name in lecture_notebooks(course).values()
             for grade_id in notebooks.points(notebooks.load(course / "release" / release.ASSIGNMENT / name))
             if grade_id not in covered]
-
-
-def observe_course(course: Path, nano_files: Mapping[str, str], answers: Mapping[str, str],
-                   seed: int, *, timeout: int = TIMEOUT, unsafe: bool = False,
-                   cells: Iterable[str] | None = None) -> dict[str, dict[str, dict | None]]:
-    """Lecture number -> observations of its behaviours, for one submission (or the reference).
-
-    All lectures' behaviours run in one process, one after another: a process costs a Python
-    start and, for lectures 01, 05 and 06, a second of importing the SDK; while its behaviours
-    wait (sleeping commands, timeouts), other students' grading has the CPU.
-    """
-    behaviours = course_behaviours(course, cells)
-    if not behaviours:
-        return {}
-    with tempfile.TemporaryDirectory(prefix="nano-verify-ws-") as tmp:
-        workspace = make_workspace(course, nano_files, Path(tmp) / "workspace")
-        found = observe_items(workspace, plan([b for n in behaviours for b in behaviours[n]], seed),
-                              answers, timeout=timeout, unsafe=unsafe)
-    # grade_ids start with their lecture ("l03_..."), so the keys are those of each lecture alone
-    return {number: {name: found[name] for name in keys(lecture)} for number, lecture in behaviours.items()}
-
-
-def reference(course: Path, seed: int | None = None, *, timeout: int = TIMEOUT,
-              unsafe: bool = False) -> dict:
-    """The reference solution's observations for a grading run: {"seed", "observations"}.
-
-    The reference nano/*.py come from the repository (never from the course) and the answers
-    from the course's source notebooks. Plain data: it travels to the workers as JSON.
-    """
-    seed = random.SystemRandom().randrange(2**31) if seed is None else seed
-    files = {name: (release.ROOT / name).read_text(encoding="utf-8") for name in release.STUDENT_FILES}
-    answers: dict[str, str] = {}
-    for name in lecture_notebooks(course).values():
-        answers.update(answer_sources(course / "source" / release.ASSIGNMENT / name))
-    observations = observe_course(course, files, answers, seed, timeout=timeout, unsafe=unsafe)
-    for number, lecture in course_behaviours(course).items():
-        for key, verdict in judge_behaviours(lecture, seed, observations.get(number, {})).items():
-            if verdict is not True:
-                raise behaviour.GraderError(
-                    f"the reference solution fails the graded behaviour {key} of lecture {number} "
-                    f"({verdict}): fix autograder/check/behaviours/l{number}.py before grading")
-    return {"seed": seed, "observations": observations}
 
 
 def student_files(workspace: Path) -> tuple[dict[str, str], dict[str, str]]:
@@ -274,74 +218,77 @@ def student_files(workspace: Path) -> tuple[dict[str, str], dict[str, str]]:
     return files, answers
 
 
-def judge_behaviours(behaviours: list[Behaviour], seed: int,
-                     got: Mapping[str, dict | None]) -> dict[str, bool | str]:
-    """key -> True (right), False (wrong, or it did not finish) or, when the judge itself raised,
-    a sentence saying so: that is the grader's error, never the student's."""
-    verdicts: dict[str, bool | str] = {}
-    for b, key in zip(behaviours, keys(behaviours)):
-        seen = got.get(key)
-        if seen is None:
-            verdicts[key] = False
-            continue
-        try:
-            verdicts[key] = not b.failures(b.inputs(behaviour.rng_for(seed, key)), seen)
-        except Exception as exc:
-            verdicts[key] = f"its judge raised {type(exc).__name__}: {exc}"
-    return verdicts
-
-
-def confirm(course: Path, nano_files: Mapping[str, str], answers: Mapping[str, str],
-            ref: dict, *, timeout: int = TIMEOUT, unsafe: bool = False,
-            grader_errors: dict[str, str] | None = None, cells: Iterable[str] | None = None) -> dict[str, bool]:
-    """grade_id -> confirmed, for every cell that has behaviours, for one submission's files, with
-    the seed of `ref` (from `reference`, same course).
-
-    A cell whose judge raised is left out (nbgrader's result stands there) and named, with what
-    happened, in `grader_errors` if given. With `cells`, only those cells' behaviours run.
-    """
-    cells = None if cells is None else set(cells)
-    got = observe_course(course, nano_files, answers, ref["seed"], timeout=timeout, unsafe=unsafe, cells=cells)
-    confirmed: dict[str, bool] = {}
-    errors: dict[str, str] = {}
-    for number, lecture in course_behaviours(course, cells).items():
-        for key, verdict in judge_behaviours(lecture, ref["seed"], got.get(number, {})).items():
-            grade_id = key.split("#")[0]
-            if isinstance(verdict, str):
-                errors[grade_id] = f"{key}: {verdict}"
-            else:
-                confirmed[grade_id] = confirmed.get(grade_id, True) and verdict
-    for grade_id in errors:
-        confirmed.pop(grade_id, None)
-    if grader_errors is not None:
-        grader_errors.update(errors)
-    return confirmed
+def check_files(course: Path, files: Mapping[str, str], answers: Mapping[str, str], seed: str, student: str,
+                items: list[tuple[str, Behaviour]], **options) -> list[Run]:
+    """`run` on a workspace made of the course and a hand-in's files."""
+    if not items:
+        return []
+    with tempfile.TemporaryDirectory(prefix="nano-check-ws-") as tmp:
+        workspace = make_workspace(course, files, Path(tmp) / "workspace")
+        return run(workspace, items, seed, student, answers=answers, **options)
 
 
 # ---------------------------------------------------------------------------------------------
-# Into the grades: a pass nbgrader gave but the check did not confirm scores 0, and says so.
+# The reference, before any student
+
+def reference_files(course: Path) -> tuple[dict[str, str], dict[str, str]]:
+    """The reference solution's nano/*.py (from the repository, never the course: the course
+    folder holds only stubs) and the answers of the course's source notebooks."""
+    files = {name: (release.ROOT / name).read_text(encoding="utf-8") for name in release.STUDENT_FILES}
+    answers: dict[str, str] = {}
+    for name in lecture_notebooks(course).values():
+        answers.update(answer_sources(course / "source" / release.ASSIGNMENT / name))
+    return files, answers
 
 
-UNCONFIRMED = "nbgrader's pass was not confirmed by the independent check (scores 0)"
-SKIPPED = "not confirmed by the independent check: grading ran with --no-verify"
-FEEDBACK = ("its test passed in your notebook, but the same behaviour, re-run on its own by the "
-            "independent check, did not give the right result: scores 0")
+def reference(course: Path, seed: str, *, unsafe: bool = False, timeout: int = TIMEOUT, echo=None) -> dict:
+    """Run every behaviour on the reference solution, at the grader's CPU priority: {"seed",
+    "late": [keys]}. A behaviour the reference fails, or whose judge raises on it, is a
+    GraderError. One that did not finish is run again in a fresh process; if it is late again it
+    is listed in "late" (its cells are held for every student: the grader could not confirm it
+    works), and `echo` is told in one sentence."""
+    items = keyed(course_behaviours(course))
+    files, answers = reference_files(course)
+    runs = dict(zip((k for k, _ in items), check_files(course, files, answers, seed, REFERENCE, items, unsafe=unsafe,
+                                                      nice=0, timeout=timeout)))
+    late = [(k, b) for k, b in items if runs[k].verdict.state == LATE]
+    if late:  # once more, in a fresh process
+        runs.update(zip((k for k, _ in late), check_files(course, files, answers, seed, REFERENCE, late,
+                                                          unsafe=unsafe, nice=0, timeout=timeout)))
+    for key, b in items:
+        r = runs[key]
+        if r.verdict.state in (FAILED, HELD):
+            said = r.verdict.message or r.verdict.detail
+            raise GraderError(f"the reference solution fails the graded behaviour {key} of lecture "
+                              f"{b.grade_id[1:3]} ({said}): fix autograder/check/behaviours/l{b.grade_id[1:3]}.py "
+                              "before grading")
+    still = [k for k, _ in items if runs[k].verdict.state == LATE]
+    if still and echo is not None:
+        echo(f"warning: the reference solution did not finish {', '.join(still)} twice (is the machine "
+             "overloaded?): those cells are held for every student, scoring nothing until a re-grade")
+    return {"seed": seed, "late": still}
 
 
-def problem_lines(unconfirmed: Mapping[str, list[str]]) -> list[Problem]:
-    """One problem per lecture number naming its unconfirmed cells."""
-    return [records.problem(f"{', '.join(ids)}: {UNCONFIRMED}", records.UNCONFIRMED, number, ids)
-            for number, ids in sorted(unconfirmed.items()) if ids]
+# ---------------------------------------------------------------------------------------------
+# One student, in a grading process
 
-
-def unconfirmed_in(problems: Iterable[Problem]) -> set[str]:
-    """The grade_ids whose pass the check did not confirm, among a student's problems."""
-    return {grade_id for p in problems if p.kind == records.UNCONFIRMED for grade_id in p.grade_ids}
+def wait_for_reference(path: Path, limit: float = REFERENCE_WAIT) -> dict:
+    """The reference's result, from the file the coordinator writes once it has run the
+    reference (while the workers grade their first notebooks); an error if it could not."""
+    deadline = time.monotonic() + limit
+    while not path.exists():
+        if time.monotonic() > deadline:
+            raise RuntimeError(f"the reference's result did not appear in {path} in {limit} s")
+        time.sleep(0.2)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    if "error" in data:
+        raise RuntimeError(data["error"])
+    return data
 
 
 def passed_cells(gradebook: Path, student: str) -> set[str]:
-    """The graded cells nbgrader gave points: the only ones the check needs to confirm (a cell
-    that scored 0 stays 0), so a hand-in that fails or times out much is checked in seconds."""
+    """The graded cells nbgrader gave points (the visible part passed): the only ones the check
+    needs to judge (a cell that scored 0 stays 0), so a hand-in that fails much is checked fast."""
     from nbgrader.api import Gradebook, MissingEntry
 
     from autograder.grading.gradebook import sqlite_url
@@ -354,14 +301,15 @@ def passed_cells(gradebook: Path, student: str) -> set[str]:
         return {grade.name for nb in submission.notebooks for grade in nb.grades if grade.auto_score}
 
 
-def zero_unconfirmed(gradebook: Path, student: str, confirmed: Mapping[str, bool]) -> list[Problem]:
-    """In `gradebook` (sqlite file), set to 0 each test cell nbgrader passed that `confirmed`
-    refuses (a cell it does not name has no scenario: see `unchecked`); return the problems."""
+def apply(gradebook: Path, student: str, cells: Mapping[str, Verdict]) -> list[Problem]:
+    """In `gradebook` (a private sqlite file), each cell nbgrader passed keeps its points only
+    where the check PASSED it: FAILED and LATE score 0; HELD scores 0 and is marked for manual
+    grading (nbgrader's formgrader lists it). The problems: one per held cell."""
     from nbgrader.api import Gradebook, MissingEntry
 
     from autograder.grading.gradebook import sqlite_url
 
-    unconfirmed: dict[str, list[str]] = {}
+    problems = []
     with Gradebook(sqlite_url(gradebook), "nano") as gb:
         try:
             submission = gb.find_submission(release.ASSIGNMENT, student)
@@ -369,53 +317,102 @@ def zero_unconfirmed(gradebook: Path, student: str, confirmed: Mapping[str, bool
             return []
         for nb in submission.notebooks:
             for grade in nb.grades:
-                if not grade.auto_score:
+                verdict = cells.get(grade.name)
+                if not grade.auto_score or verdict is None or verdict.state == PASSED:
                     continue
-                if confirmed.get(grade.name, True) is False:
-                    grade.auto_score = 0.0
-                    unconfirmed.setdefault(lecture_of(nb.name), []).append(grade.name)
+                grade.auto_score = 0.0
+                if verdict.state == HELD:
+                    grade.needs_manual_grade = True
+                    problems.append(records.problem(f"{grade.name}: {HELD_WORDS}", records.GRADER,
+                                                    lecture_of(nb.name), (grade.name,), verdict.detail))
         gb.db.commit()
-    return problem_lines(unconfirmed)
+    return problems
 
 
-
-
-def wait_for_reference(path: Path, limit: float = REFERENCE_WAIT) -> dict:
-    """The reference's observations, from the file the grading process writes once it has run
-    the reference (while the workers grade their first students); an error if it could not."""
-    deadline = time.monotonic() + limit
-    while not path.exists():
-        if time.monotonic() > deadline:
-            raise RuntimeError(f"the reference's observations did not appear in {path} in {limit} s")
-        time.sleep(0.2)
-    data = json.loads(path.read_text(encoding="utf-8"))
-    if "error" in data:
-        raise RuntimeError(data["error"])
-    return data
+HELD_WORDS = ("the grader failed while checking this cell, which is not your doing: its points are "
+              "pending until your instructor has fixed it and graded again")
 
 
 def check_submission(job: Job, files: Mapping[str, str], answers: Mapping[str, str],
                      gradebook: Path, student: str) -> list[Problem]:
-    """The check for one graded student in a worker: confirm against the reference (job.verify
-    names its file), zero what is not confirmed; the problems."""
-    errors: dict[str, str] = {}
-    cells = passed_cells(gradebook, student)
-    confirmed = confirm(job.course, files, answers, wait_for_reference(job.verify),
-                        unsafe=job.unsafe, grader_errors=errors, cells=cells)
-    lectures = {b.grade_id: number for number, found in course_behaviours(job.course, cells).items() for b in found}
-    return zero_unconfirmed(gradebook, student, confirmed) + grader_problems(errors, lectures)
+    """The check of one graded student, in a grading process: judge the cells nbgrader passed,
+    write the record beside the private gradebook (check.json), apply the verdicts; the problems."""
+    ref = wait_for_reference(job.verify)
+    items = keyed(course_behaviours(job.course, passed_cells(gradebook, student)))
+    runs = check_files(job.course, files, answers, ref["seed"], student, items, unsafe=job.unsafe)
+    late = set(ref.get("late") or ())
+    verdicts = [Verdict(r.verdict.key, HELD, detail="the reference solution did not finish it in time either: the "
+                        "grader could not confirm this behaviour works") if r.verdict.key in late else r.verdict
+                for r in runs]
+    write_record(job.private / RECORD, ref["seed"], student, [Run(r.inputs, r.seen, v) for r, v in zip(runs, verdicts)])
+    return apply(gradebook, student, cell_states(verdicts))
 
 
-GRADER_ERROR = ("the grader failed while checking this cell, which is not your doing: nbgrader's "
-                "result stands, and your instructor has been told")
+RECORD = "check.json"  # in a private course; COURSE/checks/<student>.json once merged
 
 
-def grader_problems(errors: Mapping[str, str], lectures: Mapping[str, str]) -> list[Problem]:
-    """One problem per cell whose judge raised (grade_id -> what it raised; `lectures`: grade_id
-    -> its lecture number): the student reads that it is not theirs, the instructor reads what
-    happened (its detail: problems.csv, and the lines `grade` ends with)."""
-    return [records.problem(f"{grade_id}: {GRADER_ERROR}", records.GRADER, lectures.get(grade_id), (grade_id,), said)
-            for grade_id, said in sorted(errors.items())]
+def write_record(path: Path, seed: str, student: str, runs: list[Run]) -> None:
+    """What the check did to one hand-in, for the instructor, the feedback and `replay`."""
+    def bounded(value):
+        text = json.dumps(value, ensure_ascii=False)
+        return value if len(text) <= RECORD_LIMIT else {"__large__": f"{len(text)} characters, not kept"}
+
+    data = {"seed": seed, "student": student,
+            "behaviours": [{**r.verdict.plain(), "inputs": bounded(r.inputs), "seen": bounded(r.seen)} for r in runs]}
+    path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+
+def read_record(path: Path) -> dict[str, Verdict]:
+    """key -> Verdict, from a record (empty if there is none, or it is not one)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return {item["key"]: Verdict.from_plain(item) for item in data["behaviours"]}
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}
+
+
+def grader_problems(verdicts: Mapping[str, Verdict], lectures: Mapping[str, str]) -> list[Problem]:
+    """One problem per held cell (grade_id -> its verdict; `lectures`: grade_id -> lecture)."""
+    return [records.problem(f"{grade_id}: {HELD_WORDS}", records.GRADER, lectures.get(grade_id), (grade_id,), v.detail)
+            for grade_id, v in sorted(verdicts.items()) if v.state == HELD]
+
+
+# ---------------------------------------------------------------------------------------------
+# For instructors: one student's behaviours again, with the inputs they were graded on.
+
+def replay(course: Path, student: str, wanted: Iterable[str] = (), *, unsafe: bool = False, echo=print) -> bool:
+    """Run again, on `student`'s graded hand-in (COURSE/autograded/STUDENT, else submitted/), the
+    behaviours `wanted` (grade_ids or keys; by default those that did not pass when graded, as
+    COURSE/checks/STUDENT.json says), with the inputs grading drew for them (the course's seed);
+    print each one's inputs, what was seen and the verdict. True if every one passed."""
+    from autograder.course import Course
+
+    facts = Course.at(course)
+    folder = next((f for f in (course / "autograded" / student / facts.assignment,
+                               course / "submitted" / student / facts.assignment) if f.is_dir()), None)
+    if folder is None:
+        raise ValueError(f"no hand-in of {student!r} in {course}/autograded or {course}/submitted: "
+                         "grade it first")
+    recorded = read_record(course / "checks" / f"{student}.json")
+    wanted = set(wanted) or {key for key, v in recorded.items() if v.state != PASSED}
+    if not wanted:
+        echo(f"every behaviour {student} was checked on passed; name one to run it again "
+             "(nano-course replay STUDENT GRADE_ID)")
+        return True
+    items = [(k, b) for k, b in keyed(course_behaviours(course)) if k in wanted or b.grade_id in wanted]
+    unknown = wanted - {k for k, _ in items} - {b.grade_id for _, b in items}
+    if unknown:
+        raise ValueError(f"no graded behaviour is called {', '.join(sorted(unknown))}")
+    files, answers = student_files(folder)
+    runs = check_files(course, files, answers, facts.seed, student, items, unsafe=unsafe)
+    for (key, _), r in zip(items, runs):
+        was = recorded.get(key)
+        echo(f"{key}: {r.verdict.state}" + (f" (graded: {was.state})" if was and was.state != r.verdict.state else ""))
+        echo(f"  inputs: {json.dumps(r.inputs, ensure_ascii=False)}")
+        echo(f"  seen:   {json.dumps(r.seen, ensure_ascii=False)}")
+        if r.verdict.message or r.verdict.detail:
+            echo(f"  {'judge' if r.verdict.message else 'grader'}:  {r.verdict.message or r.verdict.detail}")
+    return all(r.verdict.state == PASSED for r in runs)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -427,39 +424,35 @@ def try_lecture(number: str, *, unsafe: bool = False, built: Path | None = None,
     must be confirmed everywhere); print what each judge said. True if all is as it should be."""
     from autograder.authoring import alternatives, mutants
 
-    seed = random.SystemRandom().randrange(2**31)
+    seed = f"{random.SystemRandom().randrange(2**31)}"
     with tempfile.TemporaryDirectory(prefix="nano-try-") as tmp:
         course = built or Path(tmp) / "course"
         if built is None:
             release.build_course(course)
-        lecture = course_behaviours(course).get(number)
+        lecture = keyed([b for b in course_behaviours(course) if b.grade_id[1:3] == number])
         if not lecture:
             echo(f"lecture {number} has no behaviours in this course")
             return False
         solved = release.solve_workspace(release.make_workspace(
             course / "release" / release.ASSIGNMENT, Path(tmp) / "solved"))
 
-        def verdicts(edit=None) -> dict[str, bool | str]:
+        def verdicts(edit=None) -> list[Verdict]:
             work = Path(tmp) / "work"
             shutil.rmtree(work, ignore_errors=True)
             shutil.copytree(solved, work)
             if edit is not None:
                 mutants.apply(work, edit)
             files, answers = student_files(work)
-            with tempfile.TemporaryDirectory(prefix="nano-try-ws-") as inner:
-                ws = make_workspace(course, files, Path(inner) / "ws")
-                got = observe_items(ws, plan(lecture, seed), answers, unsafe=unsafe)
-            return judge_behaviours(lecture, seed, got)
+            return [r.verdict for r in check_files(course, files, answers, seed, "author", lecture, unsafe=unsafe)]
 
         good = True
-        reference_verdicts = verdicts()
-        for key, verdict in reference_verdicts.items():
-            good &= verdict is True
-            echo(f"  reference  {key:50} {'ok' if verdict is True else 'FAILS: ' + str(verdict)}")
+        for v in verdicts():
+            good &= v.state == PASSED
+            echo(f"  reference  {v.key:50} {'ok' if v.state == PASSED else v.state.upper() + ': ' + (v.message or v.detail)}")
         for kind, catalogue, want_refused in (("mutant", mutants.MUTANTS + mutants.MORE_MUTANTS, True),
                                               ("alternative", getattr(alternatives, "ALTERNATIVES", []), False)):
             for edit in [e for e in catalogue if e.lecture == number]:
-                refused = [k for k, v in verdicts(edit).items() if v is not True]
+                refused = [v.key for v in verdicts(edit) if v.state != PASSED]
                 right = bool(refused) == want_refused or getattr(edit, "contested", False)
                 good &= right
                 echo(f"  {kind:11} {edit.name:50} {'refused by ' + ', '.join(refused) if refused else 'confirmed everywhere'}"

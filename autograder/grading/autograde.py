@@ -21,6 +21,7 @@ import functools
 import json
 import os
 import queue
+import resource
 import signal
 import shutil
 import subprocess
@@ -269,6 +270,8 @@ def _autograde(job: Job, course: Course, config, present: list[str], settings: "
     kernels = job.private / "kernels.log"
     if kernels.is_file():
         logs.append("==== kernels' own stderr\n" + kernels.read_text(errors="replace"))
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024  # KB on Linux
+    logs.append(f"==== this grading process\npeak memory {peak} MB so far (it may have graded others before)")
     return Outcome(tuple(problems), log="\n".join(logs), seconds=time.monotonic() - started)
 
 
@@ -513,10 +516,11 @@ def _execute_classes():
         return NotebookNode(output_type="error", ename=name, evalue=text, traceback=[f"{name}: {text}"])
 
     class GuardedExecute(Execute):
-        """nbgrader's Execute, except that a kernel that dies or ignores the interrupt costs only
-        the cell it was running. The kernel is restarted and the cells before that one are run
-        again (outputs discarded, the cells that killed or hung it skipped), so that the cells
-        after it are graded on their own. After MAX_RESTARTS, the rest of the notebook gets an
+        """nbgrader's Execute, except that a graded cell runs without its hidden part (the
+        independent check runs its behaviours outside the kernel), and a kernel that dies or
+        ignores the interrupt costs only the cell it was running. The kernel is restarted and
+        the cells before that one are run again (outputs discarded, the cells that killed or
+        hung it skipped), so that the cells after it are graded on their own. After MAX_RESTARTS, the rest of the notebook gets an
         error (score 0) instead, as it does once the notebook has run NOTEBOOK_LIMIT seconds.
         Past OUTPUT_LIMIT bytes of output, only what decides a grade is kept (errors, stderr,
         a cell's value), shortened, after a note saying so."""
@@ -554,6 +558,17 @@ def _execute_classes():
             return left if timeout is None else min(timeout, left)
 
         def preprocess_cell(self, cell, resources, index):
+            """Run the cell without its hidden part: its behaviours are judged outside the
+            kernel (check/independent.py). The notebook keeps the cell's source as it was."""
+            full = cell.source
+            if cell.cell_type == "code":
+                cell.source = notebooks.without_hidden_tests(full)
+            try:
+                return self._run_cell(cell, resources, index)
+            finally:
+                cell.source = full
+
+        def _run_cell(self, cell, resources, index):
             if cell.cell_type != "code":
                 return cell, resources
             if not self._stopped and time.monotonic() > self._deadline:
@@ -622,9 +637,10 @@ def _execute_classes():
                 self.kc.start_channels()
                 run_sync(self.kc.wait_for_ready)(timeout=self.startup_timeout)
                 for earlier in range(index):
-                    cell = self.nb.cells[earlier]
+                    cell = copy.deepcopy(self.nb.cells[earlier])
                     if cell.cell_type == "code" and earlier not in self._skip:
-                        self.execute_cell(copy.deepcopy(cell), earlier, store_history=False)
+                        cell.source = notebooks.without_hidden_tests(cell.source)
+                        self.execute_cell(cell, earlier, store_history=False)
                 return True
             except Exception:  # died again while replaying, or would not start
                 return False

@@ -4,29 +4,33 @@
 what went wrong with the hand-in) and one page per lecture: each graded behaviour in words (the
 cell's `nano.behaviour` metadata, see `described`), its points, and for a failure what went
 wrong and the section of the lecture to reread (the `## N. Title` the cell sits under). The
-pages are built from the gradebook, the outputs of the autograded notebooks and the independent
-check's verdict, never from nbgrader's generate_feedback, which shows the hidden tests (nbgrader
-issue #917): no cell source and no traceback reaches them.
+pages are built from the gradebook, the independent check's record (COURSE/checks/<student>.json)
+and the outputs of the autograded notebooks, never from nbgrader's generate_feedback, which
+shows the hidden tests (nbgrader issue #917): no cell source and no traceback reaches them.
 
-Student code runs in the kernel beside the hidden tests and can read them (the calling frame,
-linecache, IPython's history), so a failure's message is shown only as the grader wrote it: an
-assertion or raise of the test cell (or of nano/testing.py) whose message matches what that code
-can produce. Whatever came from student code, and every value interpolated into a grader's
+Nothing a page shows was produced next to a secret. A failed behaviour's message is its judge's,
+written in the grader from what the sandboxed subject returned, which holds no judge, input or
+answer (check/driver.py); a failure of a cell's visible part comes from the kernel, which runs
+only what the release shows. As a second line, whatever came from student code, and every
 message, is shown only after `sanitise`: printable, bounded, and withheld when any reading of it
-(as written, reversed, Caesar-shifted such as rot13, base64/base32/hex-decoded) shares a run of
-16 letters and digits with the hidden tests that the release does not also show. That stops the
-encodings it knows; for any other, the bound on length is what is left. Everything a student
-controls is escaped.
+(as written, reversed, Caesar-shifted such as rot13, base64/base32/hex-decoded, each after
+Unicode's compatibility folding and a table of look-alike letters) shares a run of 16 letters
+and digits with the grader's secrets (the judges' code, the reference solution, the answers)
+that the release does not show. Everything a student controls is escaped.
 """
 
 import ast
 import base64
+import contextlib
 import binascii
 import functools
 import html
+import io
 import re
 import shutil
 import string
+import tokenize
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -41,6 +45,7 @@ table { border-collapse: collapse; width: 100%; margin: 1rem 0; }
 th, td { text-align: left; padding: .35rem .6rem; border-bottom: 1px solid #ddd; vertical-align: top; }
 td.num, th.num { text-align: right; white-space: nowrap; }
 .pass { color: #176b2c; font-weight: 600; } .fail { color: #a4161a; font-weight: 600; }
+.pending { color: #5a4a8a; font-weight: 600; }
 .partial { color: #8a5a00; font-weight: 600; }
 code, .msg { font-family: ui-monospace, monospace; font-size: .9em; }
 .id { color: #6e6e73; font-size: .8em; }
@@ -50,6 +55,9 @@ code, .msg { font-family: ui-monospace, monospace; font-size: .9em; }
 """
 
 LIMIT = 240  # characters of a message from student code that a page may show
+JUDGED = 1200  # characters of a judge's message (which quotes what the student's code gave)
+PENDING = ("pending: the grader failed while checking this behaviour, which is not your doing; it "
+           "scores nothing until your instructor has fixed the grader and graded it again")
 FIELD_LIMIT = 120  # characters of one value interpolated into a grader's message
 GRAM = 16  # a run of this many letters and digits shared with the hidden tests is a leak
 WITHHELD = "[withheld: it contained text of the hidden tests]"
@@ -78,9 +86,12 @@ class Behaviour:
     message: str  # why it failed; empty when it passed
     words: str = ""
     section: str = ""
+    held: bool = False  # the grader failed on it: its points are pending a re-grade
 
     @property
     def status(self) -> str:
+        if self.held:
+            return "pending"
         if self.score is None or self.score <= 0:
             return "fail"
         return "pass" if self.score >= self.points - 1e-9 else "partial"
@@ -144,10 +155,20 @@ def _hidden_regions(source: str) -> list[str]:
     return [part.split("### END HIDDEN TESTS")[0] for part in source.split("### BEGIN HIDDEN TESTS")[1:]]
 
 
+# Letters of other scripts that look like Latin ones (after case folding), as Unicode's
+# confusables list pairs them; NFKC already folds full-width, mathematical and circled letters.
+LOOKALIKES = str.maketrans(
+    "авеєкмнорстухіјѕԁһӏԛԝɡαβεζηικμνορτυχωօսցհոᴀʙᴄᴅᴇɢʜɪᴊᴋʟᴍɴᴏᴘʀꜱᴛᴜᴠᴡʏᴢı",
+    "abeekmhopctyxijsdhlqwgabezhikmnoptyxwoughnabcdeghijklmnoprstuvwyzi")
+
+
 def _normal(text: str) -> str:
-    """Lower-case ASCII letters and digits only: what survives a change of spacing or quoting
-    (other letters are dropped, as rot13 leaves them alone)."""
-    return re.sub(r"[^a-z0-9]", "", text.lower())
+    """Lower-case ASCII letters and digits only: what survives a change of spacing, quoting,
+    width, font, accents or look-alike letters (other letters are dropped, as rot13 leaves
+    them alone)."""
+    text = unicodedata.normalize("NFKC", text).casefold().translate(LOOKALIKES)
+    text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
+    return re.sub(r"[^a-z0-9]", "", text)
 
 
 _SHIFTS = [str.maketrans(string.ascii_lowercase, string.ascii_lowercase[k:] + string.ascii_lowercase[:k])
@@ -171,18 +192,51 @@ def secret_grams(hidden: str, seen: str) -> frozenset[str]:
     return frozenset(_grams(_normal(hidden)) - _grams(_normal(seen)))
 
 
+def code_without_strings(source: str) -> str:
+    """Python source with its string literals left out: what a judge's code is, apart from the
+    messages it shows students and the inputs it hands their code."""
+    kept = []
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(source).readline):
+            if token.type not in (tokenize.STRING, tokenize.COMMENT) and not token.type == getattr(tokenize, "FSTRING_MIDDLE", -1):
+                kept.append(token.string)
+    except (tokenize.TokenError, SyntaxError):
+        return source
+    return " ".join(kept)
+
+
+def _solutions(text: str) -> list[str]:
+    """The reference's solution regions of a file or cell."""
+    return [part.split("### END SOLUTION")[0] for part in text.split("### BEGIN SOLUTION")[1:]]
+
+
 @functools.lru_cache(maxsize=4)
 def _course_secret(course: Path, _stamp: tuple) -> frozenset[str]:
+    from autograder.check import behaviour
+
     source, released = course / "source" / release.ASSIGNMENT, course / "release" / release.ASSIGNMENT
-    hidden = "\n".join(part for path in sorted(source.glob("*.ipynb"))
-                       for cell in _course_notebook(path).cells for part in _hidden_regions(cell.source))
-    seen = [cell.source for path in sorted(released.glob("*.ipynb")) for cell in _course_notebook(path).cells]
+    hidden = []
+    for path in sorted(source.glob("*.ipynb")):
+        for cell in _course_notebook(path).cells:
+            hidden += [part for part in _hidden_regions(cell.source) if behaviour.CALL not in part]
+            hidden += _solutions(cell.source)
+            if notebooks.REFERENCE_TAG in cell.metadata.get("tags", []):
+                hidden.append(cell.source)
+    for name in release.STUDENT_FILES:
+        with contextlib.suppress(OSError):
+            hidden += _solutions((release.ROOT / name).read_text(encoding="utf-8"))
+    judges = Path(behaviour.__file__).with_name("behaviours")
+    hidden += [code_without_strings(p.read_text(encoding="utf-8")) for p in sorted(judges.glob("l*.py"))]
+    cells = [cell for path in sorted(released.glob("*.ipynb")) for cell in _course_notebook(path).cells]
+    seen = [cell.source for cell in cells] + [str(cell.metadata.get("nano", {}).get("behaviour", "")) for cell in cells]
     seen += [p.read_text(encoding="utf-8", errors="replace") for p in sorted(released.rglob("*.py"))]
-    return secret_grams(hidden, "\n".join(seen))
+    return secret_grams("\n".join(hidden), "\n".join(seen))
 
 
 def course_secret(course: Path) -> frozenset[str]:
-    """`secret_grams` of the course: its source notebooks' hidden tests against its release."""
+    """`secret_grams` of the course: what the grader holds and students never see (the judges'
+    code, the reference's solutions, the answers and the instructor's notes of the source
+    notebooks) against what the release shows them."""
     source = course / "source" / release.ASSIGNMENT
     stamp = tuple((p.name, p.stat().st_mtime_ns) for p in sorted(source.glob("*.ipynb")))
     return _course_secret(course, stamp)
@@ -391,20 +445,27 @@ def behaviours(course: Path, student: str, notebook: str) -> list[Behaviour] | N
         cells = {c.metadata.get("nbgrader", {}).get("grade_id"): c for c in notebooks.load(graded).cells}
     graders = grader_for(course, notebook)
     secret = course_secret(course) if not graders else next(iter(graders.values())).secret
+    checked = independent.cell_states(independent.read_record(course / "checks" / f"{student}.json").values())
     found = []
     for grade_id in [*order, *sorted(set(points) - set(order))]:
         if grade_id not in points:
             continue
         score = scores.get(grade_id)
         cell = cells.get(grade_id)
-        message = ""
-        if score is None or score < points[grade_id] - 1e-9:
-            message = failure_message(cell, graders.get(grade_id, Grader(secret=secret))) if cell is not None else ""
+        verdict = checked.get(grade_id)
+        message, held = "", verdict is not None and verdict.state == independent.HELD
+        if held:
+            message = PENDING
+        elif score is None or score < points[grade_id] - 1e-9:
+            if verdict is not None and verdict.state in (independent.FAILED, independent.LATE):
+                message = sanitise(verdict.message, secret, JUDGED)
+            else:
+                message = failure_message(cell, graders.get(grade_id, Grader(secret=secret))) if cell is not None else ""
             message = message or ("not run: this notebook was not graded" if cell is None
                                   else "scored less than full points")
         about = words.get(grade_id, Described(grade_id, grade_id.replace("_", " "), ""))
         found.append(Behaviour(grade_id, points[grade_id], None if score is None else float(score),
-                               message, about.words, about.section))
+                               message, about.words, about.section, held))
     return found
 
 
@@ -442,7 +503,7 @@ def write_student(course: Path, grade) -> Path:
         said = [p.message for p in grade.about(number)]
         passed = sum(1 for b in found or [] if b.status == "pass")
         reread = sorted({_section_number(b.section) for b in found or []
-                         if b.status != "pass" and b.section}, key=int)
+                         if b.status not in ("pass", "pending") and b.section}, key=int)
         rows.append(f"<tr><td><a href=\"{esc(name)}.html\">{esc(title)}</a></td>"
                     f"<td class=\"num\">{grade.scores.get(number, 0.0):g} / {points:g}</td>"
                     f"<td class=\"num\">{passed} of {len(found or [])}</td>"
@@ -480,12 +541,13 @@ def _lecture_page(grade, title: str, number: str, points: float, found, said: li
                      "<a href=\"index.html\">first page</a>.</p>")
         return _page(f"{title}: {grade.student}", "\n".join(parts))
     rows = []
-    unconfirmed = independent.unconfirmed_in(grade.problems)
     for b in found:
-        message = independent.FEEDBACK if b.grade_id in unconfirmed else b.message  # nbgrader's output shows a pass
-        label = {"pass": "passed", "partial": "partly", "fail": "failed"}[b.status]
+        message = b.message
+        label = {"pass": "passed", "partial": "partly", "fail": "failed", "pending": "pending"}[b.status]
         why = ""
-        if b.status != "pass" or b.grade_id in unconfirmed:
+        if b.status == "pending":
+            why = esc(message)
+        elif b.status != "pass":
             reread = (f"Reread {b.section}." if b.section
                       else "Reread the part of the lecture this check follows.")
             why = f"{esc(message)}<div class=\"reread\">{esc(reread)}</div>"

@@ -14,8 +14,10 @@ Students are graded `workers` at a time, each in a private copy of the course (i
 gradebook, merged back after) by a worker process that student code can kill without harm; or,
 with `scheduler`, on the workers of a Dask cluster (cluster.py). Either way this process is the
 only writer of the course's gradebook (gradebook.py: a file, or PostgreSQL through db_url).
-Each cell nbgrader passed must also be confirmed by the independent check (independent.py), or it
-scores 0 and is named.
+The kernel runs each graded cell's visible part; the cell's behaviours (its hidden tests) are
+driven and judged outside it by the independent check (independent.py), and the cell scores
+only if both pass. The reference solution is checked first (its own process, at the grader's
+CPU priority; students' sandboxes run below it).
 
 Grades accumulate over a term: grades.csv and problems.csv always list the whole class, every
 student the course's gradebook holds and every hand-in refused so far, whatever one run graded
@@ -45,7 +47,8 @@ STUDENT_ID = intake.STUDENT_ID
 COURSE_ID = release.COURSE_ID
 SCRATCH = ".grading"  # private course copies live here while their student is graded
 TEMPLATE = ".gradebook.db"  # in SCRATCH: the assignment's structure, copied for each student
-REFERENCE = ".reference.json"  # in SCRATCH: the reference's observations, for the workers' check
+REFERENCE = ".reference.json"  # in SCRATCH: the reference's result and the seed, for the workers' check
+CHECKS = "checks"  # COURSE/checks/<student>.json: what the independent check did (independent.write_record)
 
 
 @dataclass(frozen=True)
@@ -83,8 +86,7 @@ def max_points(course: Path) -> dict[str, float]:
 
 def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
               timeout: int | None = None, feedback: bool = True, unsafe: bool = False,
-              scheduler: str | None = None, db_url: str | None = None,
-              check: bool = True) -> list[Grade]:
+              scheduler: str | None = None, db_url: str | None = None) -> list[Grade]:
     """Grade every hand-in in `submissions` with the course at `course`.
 
     Writes `grades.csv`, `problems.csv`, `feedback/<student>/` and `logs/<student>.txt` in the
@@ -92,8 +94,8 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
     course's seconds per cell; `workers` grades that many students at once; `scheduler` (a Dask
     scheduler's address) grades them on that cluster instead. `db_url` is where a course built
     here keeps its gradebook; a built course must already have it there. Student code runs in
-    the sandbox (bwrap.py) unless `unsafe`. With `check`, each cell nbgrader passed must also
-    be confirmed by the independent check (independent.py). Returns the rows of this run's students
+    the sandbox (bwrap.py) unless `unsafe`. Each cell nbgrader passed is then judged by the
+    independent check (independent.py). Returns the rows of this run's students
     as grades.csv now holds them; refuses (ValueError) bad arguments and a folder with no
     hand-ins before anything is written.
     """
@@ -148,8 +150,8 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
     reference = scratch / REFERENCE
     checker = None
     anyone = any(not h.problem for h in hand_ins)  # a hand-in that may reach nbgrader
-    if check and anyone:
-        echo("running the reference solution for the independent check, beside the grading ...")
+    if anyone:
+        echo("checking the reference solution's behaviours, beside the grading ...")
         checker = threading.Thread(target=_reference, args=(course, reference, unsafe, echo), daemon=True)
         checker.start()
 
@@ -173,11 +175,8 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
                                                               records.REFUSED),), graded=False))
                 continue
             graded.add(hand_in.student)
-            if not checker:
-                found.append(problem(independent.SKIPPED, records.UNVERIFIED))
             yield hand_in.student, Job(course, course / SCRATCH / hand_in.student, hand_in.student,
-                                       tuple(found), timeout, unsafe=unsafe,
-                                       verify=reference if checker else None)
+                                       tuple(found), timeout, unsafe=unsafe, verify=reference)
 
     if anyone:
         echo("grading with nbgrader" + (f" on the Dask cluster at {scheduler}" if scheduler
@@ -225,9 +224,9 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
 
 
 def grader_errors(grades: list[Grade]) -> list[str]:
-    """For the instructor, one line per graded cell whose judge raised on a student's code (a
-    problem of kind "grader"): whose code it met, and what it raised. Those cells kept nbgrader's
-    result, and their feedback says the failure was not the student's."""
+    """For the instructor, one line per graded cell held by a grader error (a problem of kind
+    "grader": its judge or drive raised on a student's code, or the reference did not finish it):
+    whose cells it holds, and what happened. Those cells award nothing until a re-grade."""
     met: dict[str, list[str]] = {}
     raised: dict[str, str] = {}
     for g in grades:
@@ -236,26 +235,22 @@ def grader_errors(grades: list[Grade]) -> list[str]:
                 for grade_id in p.grade_ids:
                     met.setdefault(grade_id, []).append(g.student)
                     raised.setdefault(grade_id, p.detail)
-    return [f"grader error: the judge of {grade_id} raised on the code of {len(students)} "
-            f"student{'s' if len(students) > 1 else ''} ({', '.join(students)}), whose cell kept nbgrader's "
-            f"result: {raised[grade_id]}. Fix that behaviour in autograder/check/behaviours/, then grade "
+    return [f"grader error: {grade_id} is held for {len(students)} student{'s' if len(students) > 1 else ''} "
+            f"({', '.join(students)}), scoring nothing until it is fixed: {raised[grade_id]}. Fix that behaviour in "
+            f"autograder/check/behaviours/l{grade_id[1:3]}.py, then grade "
             f"{'them' if len(students) > 1 else 'that student'} again."
             for grade_id, students in sorted(met.items())]
 
 
 def _reference(course: Path, path: Path, unsafe: bool, echo) -> None:
-    """Run the reference solution's behaviours (independent.reference, a new SEED) and write what it
-    observed to `path`, where each worker waits for it (independent.check_submission); or, if it could
-    not run, why, so that no worker waits in vain."""
+    """Check the reference solution's behaviours (independent.reference, the course's seed) and
+    write the result to `path`, where each worker waits for it (independent.check_submission);
+    or, if it could not run, why, so that no worker waits in vain."""
     try:
-        data = independent.reference(course, unsafe=unsafe)
+        data = independent.reference(course, Course.at(course).seed, unsafe=unsafe, echo=echo)
         if independent.unchecked(course):
             echo(f"note: no behaviour of the independent check covers {', '.join(independent.unchecked(course))}: "
-                 "nbgrader's result stands there unconfirmed")
-        lost = [g for lecture in data["observations"].values() for g, o in lecture.items() if o is None]
-        if lost:
-            echo(f"warning: the reference solution did not finish {', '.join(lost)}: "
-                 "no student can be confirmed there (is the machine overloaded?)")
+                 "nbgrader's result on the visible part stands there")
     except behaviour.GraderError as exc:
         data = {"error": f"grading stopped before any grade was recorded: {exc}"}
     except Exception as exc:
@@ -409,6 +404,12 @@ def _finish(course: Path, student: str, outcome: Outcome, lectures: dict[str, st
             if graded.is_dir():
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.move(str(graded), str(target))
+            checked = private / independent.RECORD
+            (course / CHECKS).mkdir(exist_ok=True)
+            if checked.is_file():
+                shutil.move(str(checked), str(course / CHECKS / f"{student}.json"))
+            else:
+                (course / CHECKS / f"{student}.json").unlink(missing_ok=True)
         logs = course / "logs"
         logs.mkdir(exist_ok=True)
         (logs / f"{student}.txt").write_text(outcome.log, encoding="utf-8")

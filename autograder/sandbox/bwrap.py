@@ -21,6 +21,7 @@ sandbox's uid and limits as the wrapper does (inside.py is what runs first insid
 """
 
 import contextlib
+import dataclasses
 import fcntl
 import functools
 import itertools
@@ -110,7 +111,17 @@ def wrap(argv: list[str], *, workdir: Path, writable: Sequence[Path] = (), limit
                 _hand_over(folder, uid)
     return _confined(open_, hide, limits, env) + [
         sys.executable, "-S", "-c", INSIDE, "exec", str(limits.cpu), str(limits.memory),
-        str(limits.processes), str(limits.file_size), str(uid), str(workdir), *argv]
+        str(limits.processes), str(limits.file_size), str(limits.nice), str(uid), str(workdir), *argv]
+
+
+def limits(**changes) -> Limits:
+    """LIMITS with `changes` (e.g. nice=0 for the reference's process)."""
+    return dataclasses.replace(LIMITS, **changes)
+
+
+def owner(folder: Path) -> int | None:
+    """The sandbox uid `folder` is handed over to (as root), or None."""
+    return _owners.get(Path(folder).resolve())
 
 
 def _confined(open_: Sequence[Path], hide: Sequence[Path], limits: Limits,
@@ -157,12 +168,31 @@ def _confined(open_: Sequence[Path], hide: Sequence[Path], limits: Limits,
     for folder in dict.fromkeys(Path(p).resolve() for p in (sys.base_prefix, sys.prefix)):
         if not any(folder.is_relative_to(h) for h in host):
             args += mount("--ro-bind", folder)
+    for folder in _course_packages():
+        if any(folder.is_relative_to(h) for h in host):
+            args += ["--tmpfs", str(folder)]  # an install of the course itself: its judges stay out
     for folder in open_:
         args += mount("--bind", folder)
     for path in hide:
         args += ["--ro-bind", "/dev/null", str(Path(path).resolve())]
     args += ["--clearenv"] + [a for k, v in _variables(env).items() for a in ("--setenv", k, v)]
     return args + ["--chdir", "/", "--"]
+
+
+@functools.cache
+def _course_packages() -> list[Path]:
+    """The folders this course's own packages (autograder, and a `nano` if one were installed)
+    are imported from, when they are installed into the environment the sandbox shows (a
+    non-editable install): the judges, the behaviours' inputs and any reference must not be
+    readable where student code runs."""
+    import importlib.util
+
+    found = []
+    for name in ("autograder", "nano", "fixtures"):
+        spec = importlib.util.find_spec(name)
+        for location in (spec.submodule_search_locations or []) if spec else []:
+            found.append(Path(location).resolve())
+    return found
 
 
 def _variables(env: Mapping[str, str] | None) -> dict[str, str]:
@@ -213,7 +243,8 @@ class Zygote:
                 _confined(self.folders, sorted(self.hidden), limits, env,
                           caps=("CAP_SETUID", "CAP_SETGID", "CAP_KILL")) + [
                     sys.executable, "-c", INSIDE, "zygote", str(theirs.fileno()), str(limits.cpu),
-                    str(limits.memory), str(limits.processes), str(limits.file_size), *preload],
+                    str(limits.memory), str(limits.processes), str(limits.file_size), str(limits.nice),
+                    *preload],
                 pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=stdout or subprocess.DEVNULL,
                 stderr=stderr or subprocess.DEVNULL, start_new_session=True)
             theirs.close()

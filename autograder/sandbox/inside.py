@@ -5,9 +5,9 @@ command, or for each kernel of a student, forked from a zygote.
 Not imported by the grader: bwrap.py runs this file's source inside the sandbox, as root with
 no capability but CAP_SETUID and CAP_SETGID (and CAP_KILL for a zygote):
 
-- `python -S -c SOURCE exec cpu memory processes file_size uid workdir argv...` (bwrap.wrap):
-  the limits, the uid and the folder, then exec of `argv`.
-- `python -c SOURCE zygote control_fd cpu memory processes file_size module...` (bwrap.Zygote):
+- `python -S -c SOURCE exec cpu memory processes file_size nice uid workdir argv...`
+  (bwrap.wrap): the limits, the CPU priority, the uid and the folder, then exec of `argv`.
+- `python -c SOURCE zygote control_fd cpu memory processes file_size nice module...` (bwrap.Zygote):
   import the modules named (the kernel and the SDK: no student code), say "ready" on the
   control socket, then answer each request there, a JSON object with a file descriptor
   attached, by forking. The child takes the limits, the request's uid and folder and runs the
@@ -99,9 +99,11 @@ def serve(control: socket.socket) -> dict:
                 line.close()
 
 
-def confine(cpu: int, memory: int, processes: int, size: int, uid: int, workdir: str) -> None:
-    """The sandbox's limits, then its uid (for good: root without capabilities may not enter
-    the folder the uid was handed), then its folder."""
+def confine(cpu: int, memory: int, processes: int, size: int, nice: int, uid: int, workdir: str) -> None:
+    """The sandbox's limits and CPU priority, then its uid (for good: root without capabilities
+    may not enter the folder the uid was handed), then its folder."""
+    if nice > 0:
+        os.nice(nice)
     limit(resource.RLIMIT_CPU, cpu, cpu + 5)
     limit(resource.RLIMIT_AS, memory, memory)
     limit(resource.RLIMIT_NPROC, processes, processes)
@@ -114,9 +116,9 @@ def confine(cpu: int, memory: int, processes: int, size: int, uid: int, workdir:
     os.chdir(workdir)
 
 
-def become(request: dict, cpu: int, memory: int, processes: int, size: int) -> None:
+def become(request: dict, cpu: int, memory: int, processes: int, size: int, nice: int) -> None:
     """In a forked child: confined as the request says, with the student's environment."""
-    confine(cpu, memory, processes, size, int(request["uid"]), request["cwd"])
+    confine(cpu, memory, processes, size, nice, int(request["uid"]), request["cwd"])
     os.environ.clear()
     os.environ.update(request["env"])
     sys.argv = [request["module"], *request["args"]]
@@ -124,20 +126,20 @@ def become(request: dict, cpu: int, memory: int, processes: int, size: int) -> N
 
 
 if __name__ == "__main__" and sys.argv[1] == "exec":
-    confine(*(int(a) for a in sys.argv[2:7]), sys.argv[7])
-    os.environ["PWD"] = sys.argv[7]
-    os.execvp(sys.argv[8], sys.argv[8:])
+    confine(*(int(a) for a in sys.argv[2:8]), sys.argv[8])
+    os.environ["PWD"] = sys.argv[8]
+    os.execvp(sys.argv[9], sys.argv[9:])
 elif __name__ == "__main__":
     control = socket.socket(fileno=int(sys.argv[2]))
-    cpu, memory, processes, size = (int(a) for a in sys.argv[3:7])
+    cpu, memory, processes, size, nice = (int(a) for a in sys.argv[3:8])
     del sys.path[0]  # "": the zygote's own folder, "/"; nothing is imported from a student's
     limit(resource.RLIMIT_AS, memory, memory)
     limit(resource.RLIMIT_CORE, 0, 0)
-    for name in sys.argv[7:]:
+    for name in sys.argv[8:]:
         __import__(name)
     gc.collect()
     gc.freeze()  # each kernel's collections skip what was imported here, and leave its pages shared
     request = serve(control)
-    become(request, cpu, memory, processes, size)
+    become(request, cpu, memory, processes, size, nice)
     del control, request
     runpy.run_module(sys.argv[0], run_name="__main__", alter_sys=True)

@@ -1,44 +1,42 @@
-"""Observe functions that misbehave, for the independent check's runner to survive (test_verify).
-
-Each is turned into runner code by `behaviour.standalone`, exactly as a lecture's are.
-"""
+"""Drives that meet a hostile nano/m.py (payloads/hostile_module.py), for test_verify's check that
+the driver survives whatever student code does to its subject process."""
 
 
-def observe_twice(inputs, answers):
-    from nano.m import twice
-
-    return {"got": twice(inputs["n"])}
+def drive_twice(subject, inputs):
+    return {"got": subject.call("nano.m.twice", inputs.get("n", 4))}
 
 
-def observe_raises(inputs, answers):
-    raise KeyError("boom")
+def drive_boom(subject, inputs):
+    return {"got": subject.call("nano.m.boom")}
 
 
-def observe_odd_values(inputs, answers):
-    return {"q": answers.get("q"), "odd": type("Odd", (str,), {})("x"), "obj": object()}
+def drive_odd(subject, inputs):
+    return {"got": subject.call("nano.m.odd"), "answers": subject.answers(["q"])}
 
 
-def observe_exits_hard(inputs, answers):
-    import os
-
-    os._exit(3)
+def drive_exits_hard(subject, inputs):
+    return {"got": subject.call("nano.m.exits_hard")}
 
 
-def observe_ignores_the_alarm(inputs, answers):
-    import signal
-
-    signal.signal(signal.SIGALRM, signal.SIG_IGN)
-    while True:
-        pass
+def drive_deaf(subject, inputs):
+    return {"got": subject.call("nano.m.deaf")}
 
 
-def observe_after(inputs, answers):
-    import os
-
-    return {"after": 1, "cwd": os.getcwd()}
+def drive_after(subject, inputs):
+    return {"cwd": subject.call("os.getcwd")}
 
 
-def observe_exits(inputs, answers):
-    import sys
+def drive_exits(subject, inputs):
+    return {"got": subject.call("nano.m.exits")}
 
-    sys.exit(0)
+
+def drive_floods(subject, inputs):
+    return {"got": subject.call("nano.m.floods")}
+
+
+def drive_leaves_a_child(subject, inputs):
+    return {"got": subject.call("nano.m.leaves_a_child", inputs["tag"])}
+
+
+def judge_nothing(inputs, seen):
+    return None

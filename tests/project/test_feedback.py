@@ -1,15 +1,18 @@
-"""Feedback and the class report: do they teach, and do they keep the hidden tests hidden?
+"""Feedback and the class report: do they teach, and do they keep the grader's secrets?
 
 Each graded behaviour is said in words and names the section to reread; a message reaches a
 student only as the grader wrote it, or, from student code, as its exception type and a bounded,
-printable message that no reading (reversed, rot13, base64, ...) ties to the hidden tests; the
-report's chart fits a screen. The slow test reads the attackers' pages of the class the slow
-tests share (one_class.py), where m-d-frame-source raises the calling cell's source, encoded.
+printable message that no reading (reversed, rot13, base64, full-width or look-alike letters...)
+ties to the grader's secrets (the judges' code, the reference's solutions); the report's chart
+fits a screen. The slow test reads the attackers' pages of the class the slow tests share
+(one_class.py), where m-d-frame-source raises the calling cell's source, encoded: the kernel
+has no hidden test left to read.
 """
 
 import base64
 import codecs
 import html
+import inspect
 import re
 import string
 import struct
@@ -19,6 +22,7 @@ import pytest
 from nbformat import NotebookNode
 
 from autograder.authoring import notebooks, release
+from autograder.check import behaviour
 from autograder.grading import feedback, report
 
 ROOT = release.ROOT
@@ -35,23 +39,18 @@ def graded_cells(path: Path):
 
 
 @pytest.fixture(scope="module")
-def lectures_secret() -> frozenset[str]:
-    """The lectures' hidden tests against everything else of the lectures and the package."""
-    hidden, seen = [], [p.read_text(encoding="utf-8") for p in sorted((ROOT / "nano").glob("*.py"))]
-    for path in LECTURES:
-        for cell in notebooks.load(path).cells:
-            parts = cell.source.split("### BEGIN HIDDEN TESTS")
-            hidden += [p.split("### END HIDDEN TESTS")[0] for p in parts[1:]]
-            seen += [parts[0]] + [p.split("### END HIDDEN TESTS")[-1] for p in parts[1:]]
-    return feedback.secret_grams("\n".join(hidden), "\n".join(seen))
+def lectures_secret(course) -> frozenset[str]:
+    """The grader's secrets of the real course against everything its release shows."""
+    return feedback.course_secret(course)
 
 
 def hidden_of(grade_id: str) -> str:
-    for path in LECTURES:
-        for cell in graded_cells(path):
-            if cell.metadata["nbgrader"]["grade_id"] == grade_id:
-                return cell.source.split("### BEGIN HIDDEN TESTS")[1].split("### END HIDDEN TESTS")[0]
-    raise KeyError(grade_id)
+    """The code of the judges and drives of a graded cell (what decides its hidden tests)."""
+    found = [feedback.code_without_strings(inspect.getsource(f)) for b in behaviour.by_grade_id(grade_id)
+             for f in (b.drive, b.judge)]
+    if not found:
+        raise KeyError(grade_id)
+    return "\n".join(found)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -159,6 +158,10 @@ ENCODINGS = {
     "base32": lambda s: base64.b32encode(s.encode()).decode(),
     "hex": lambda s: s.encode().hex(),
     "hex spaced": lambda s: s.encode().hex(" "),
+    "full-width": lambda s: "".join(chr(ord(c) + 0xFEE0) if "!" <= c <= "~" else c for c in s),
+    "look-alike letters": lambda s: s.translate(str.maketrans("aeopcxyiAEOPCXHKMT", "аеорсхуіАЕОРСХНКМТ")),
+    "mathematical bold": lambda s: "".join(chr(0x1D41A + ord(c) - 97) if "a" <= c <= "z" else c for c in s),
+    "accents": lambda s: "".join(c + "\u0301" if c.isalpha() else c for c in s),
 }
 
 
@@ -219,19 +222,22 @@ def test_the_failure_chart_of_the_whole_course_fits_a_screen():
 @pytest.mark.slow
 def test_attackers_pages_leak_nothing_and_every_failure_names_a_section(graded_class, capsys):
     """m-d-frame-source raised the calling test cell's source, encoded, from read_file: its own
-    notebook shows the attack worked; its feedback shows none of it. The sample class's partial
-    hand-in names a section to reread on every failure; the report says behaviours in words."""
+    notebook shows what it found, and no judge is in it (the kernel never has one); its
+    feedback shows none of the judges' code either. The sample class's partial hand-in names a
+    section to reread on every failure; the report says behaviours in words."""
     graded = graded_class.course
-    hidden = [line.strip() for path in LECTURES for cell in graded_cells(path)
-              for part in cell.source.split("### BEGIN HIDDEN TESTS")[1:]
-              for line in part.split("### END HIDDEN TESTS")[0].splitlines() if len(line.strip()) >= 20]
+    judges = Path(behaviour.__file__).with_name("behaviours")
+    hidden = [line.strip() for path in sorted(judges.glob("l*.py"))
+              for line in path.read_text(encoding="utf-8").splitlines()
+              if len(line.strip()) >= 30 and not line.strip().startswith(("#", '"', "'", "f'", 'f"', "yield", "return"))]
     [lecture_02] = (graded / "autograded" / "m-d-frame-source" / release.ASSIGNMENT).glob("02-*.ipynb")
     raised = " ".join(o.get("evalue", "") for c in notebooks.load(lecture_02).cells for o in c.get("outputs", [])
                       if o.get("output_type") == "error")
     decoded = [raised, raised[::-1], codecs.encode(raised, "rot13")] + [
         base64.b64decode(t + "=" * (-len(t) % 4)).decode("utf-8", "replace")
         for t in re.findall(r"[A-Za-z0-9+/]{40,}={0,2}", raised)]
-    assert any(line in text for line in hidden for text in decoded), "the attack read no hidden test"
+    assert raised, "the attack raised nothing"
+    assert not any(line in text for line in hidden for text in decoded), "the kernel had a judge to read"
 
     def readings(text: str) -> list[str]:
         tokens = re.findall(r"[A-Za-z0-9+/]{16,}={0,2}", text)

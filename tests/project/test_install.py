@@ -31,7 +31,8 @@ PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 # (nbgrader and jupyterlab need them), so a student's environment has them anyway.
 IMPORTED_AS = {"dask": ["dask", "distributed"], "jupytext": ["jupytext"],
                "matplotlib": ["matplotlib"], "psycopg": ["psycopg"], "nbval": ["nbval"],
-               "playwright": ["playwright"], "pytest-xdist": ["xdist"], "nbclient": [], "pyyaml": []}
+               "playwright": ["playwright"], "pytest-xdist": ["xdist"], "hypothesis": ["hypothesis"],
+               "nbclient": [], "pyyaml": []}
 NOT_A_STUDENTS = sorted(m for modules in IMPORTED_AS.values() for m in modules)
 STUDENT_ONLY = Path(__file__).parent / "student_only"
 VENV_BIN = Path(sys.executable).parent

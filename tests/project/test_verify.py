@@ -1,23 +1,28 @@
-"""The independent check: each cell nbgrader passed is confirmed in a process of its own.
+"""The independent check: every graded behaviour driven in a subject process and judged outside it.
 
-Fast tests run the check alone (no nbgrader): every graded cell has a behaviour, the reference
-is confirmed everywhere with several SEEDs, the stubs nowhere, each mutant of the catalogue only
-in its own lecture, and correct alternative implementations everywhere. The slow test reads
-how real nbgrader graded hostile submissions between honest ones, in the class the slow grading
-tests share (one_class.py).
+Fast tests: every graded cell has a behaviour; no behaviour module imports nano (the grader
+never runs a hand-in's code); the driver survives what student code does to its subject (it
+raises, exits, ignores signals, floods its channel, returns what is not plain data); a judge or
+drive that raises holds its cell, a behaviour that does not finish is not confirmed; the stubs
+pass nothing. Slow: the reference is confirmed everywhere with several seeds; each mutant of
+the catalogue is refused in its own lecture only; correct alternatives are confirmed; and
+attacks from the kernel, graded by real nbgrader between honest hand-ins, earn nothing.
 """
 
+import ast
+import os
 import shutil
 from pathlib import Path
 
 import pytest
 
 from autograder.authoring import notebooks, release
-from autograder.check import independent
-from autograder.grading import grade
-from autograder.check import behaviour
-from tests.project import observers
 from autograder.authoring.mutants import MORE_MUTANTS, MUTANTS, apply
+from autograder.check import behaviour, independent
+from autograder.check.behaviour import Behaviour
+from autograder.check.driver import Bounds, running
+from autograder.grading import grade
+from tests.project import observers
 from tests.project.one_class import ATTACKS, PAYLOADS, function_bodies, replace_solution
 
 ROOT = release.ROOT
@@ -29,8 +34,12 @@ def graded_cells(number: str) -> set[str]:
     return set(notebooks.points(notebooks.load(path)))
 
 
-def check(course: Path, workspace: Path, reference: dict) -> dict[str, bool]:
-    return independent.confirm(course, *independent.student_files(workspace), reference)
+def check(course: Path, workspace: Path, seed: str = "test-seed", student: str = "someone") -> dict[str, bool]:
+    """grade_id -> whether the check passes the cell, for a workspace's files."""
+    files, answers = independent.student_files(workspace)
+    runs = independent.check_files(course, files, answers, seed, student,
+                                   independent.keyed(independent.course_behaviours(course)))
+    return {g: v.state == independent.PASSED for g, v in independent.cell_states(r.verdict for r in runs).items()}
 
 
 def refused(confirmed: dict[str, bool]) -> set[str]:
@@ -44,13 +53,8 @@ def solved(course, tmp_path_factory):
         course / "release" / release.ASSIGNMENT, tmp_path_factory.mktemp("solved") / "ws"))
 
 
-@pytest.fixture(scope="module")
-def reference(course):
-    return independent.reference(course, 20261129)
-
-
 # ---------------------------------------------------------------------------------------------
-# Coverage and the runner
+# Coverage, and the line between the grader and the hand-in
 
 @pytest.mark.parametrize("number", LECTURES)
 def test_every_graded_cell_of_the_lecture_has_a_behaviour(number):
@@ -60,90 +64,112 @@ def test_every_graded_cell_of_the_lecture_has_a_behaviour(number):
     assert graded_cells(number) - named == set(), f"cells of {number} without a behaviour"
     assert named - graded_cells(number) == set(), f"behaviours of {number} for cells that do not exist"
     for b in behaviours:
-        compile(behaviour.observe_code(b), b.grade_id, "exec")
-        compile(behaviour.notebook_code(b.grade_id), b.grade_id, "exec")
+        compile(behaviour.hidden_part(b.grade_id), b.grade_id, "exec")
 
 
 @pytest.mark.parametrize("number", LECTURES)
-def test_a_lecture_s_behaviours_import_nano_only_where_they_run(number):
-    """At module level `nano` would be the grader's (and `nano-course`, a console script, cannot
-    import it at all); inside observe it is the hand-in's, as it must be."""
-    import ast
-
+def test_no_behaviour_imports_nano_the_grader_never_runs_a_hand_ins_code(number):
+    """Everything of the hand-in is reached through the subject; the course's given modules (the
+    Messages API server, the scripted replies' builders) come from driver.given, the repository's."""
     tree = ast.parse((ROOT / "autograder" / "check" / "behaviours" / f"l{number}.py").read_text(encoding="utf-8"))
-    imported = [alias.name for node in tree.body if isinstance(node, ast.Import) for alias in node.names]
-    imported += [node.module for node in tree.body if isinstance(node, ast.ImportFrom)]
+    imported = [alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names]
+    imported += [node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)]
     assert not [name for name in imported if name and name.split(".")[0] == "nano"]
 
 
-def item(key, observe, inputs=None, answers=(), timeout=None):
-    return {"key": key, "code": behaviour.standalone(observe, names={observe.__name__: "observe"}),
-            "inputs": inputs or {}, "answers": list(answers), "timeout": timeout}
+def test_the_notebooks_hidden_part_holds_no_judge_input_or_answer(course):
+    """What nbgrader puts back into a graded cell is one call, which nano-course grade cuts out
+    before the kernel runs the cell."""
+    for path in sorted((course / "source" / release.ASSIGNMENT).glob("*.ipynb")):
+        for cell in notebooks.load(path).cells:
+            if behaviour.HIDDEN[0] in cell.source:
+                hidden = cell.source.split(behaviour.HIDDEN[0])[1].split(behaviour.HIDDEN[1])[0]
+                lines = [line for line in hidden.strip().splitlines() if not line.startswith("#")]
+                assert lines == [behaviour.CALL, f"hidden_tests({cell.metadata['nbgrader']['grade_id']!r}, globals())"]
+                assert behaviour.HIDDEN[0] not in notebooks.without_hidden_tests(cell.source)
 
 
-def test_the_runner_survives_what_student_code_does_to_its_process(tmp_path):
+# ---------------------------------------------------------------------------------------------
+# The driver survives its subject
+
+def hostile_workspace(tmp_path: Path) -> Path:
     workspace = tmp_path / "ws"
     (workspace / "nano").mkdir(parents=True)
     (workspace / "nano" / "__init__.py").write_text("")
-    (workspace / "nano" / "m.py").write_text((PAYLOADS / "noisy_module.py").read_text())
-    items = [
-        item("a", observers.observe_twice, {"n": 4}),
-        item("b", observers.observe_raises),
-        item("c", observers.observe_odd_values, answers=("ans1",)),
-        item("d", observers.observe_exits_hard),
-        item("e", observers.observe_ignores_the_alarm),
-        item("e#2", observers.observe_after),
-        item("f", observers.observe_exits),
-    ]
-    got = independent.observe_items(workspace, items, {"ans0": "q = 1", "ans1": "q = 5\n1 / 0"}, timeout=2)
-    assert list(got) == ["a", "b", "c", "d", "e", "e#2", "f"]
-    assert got["a"] == {"got": 8}
-    assert got["b"] == {"escaped": "KeyError", "message": "'boom'"}
-    assert got["c"] == {"q": 5, "odd": "x", "obj": {"__unplain__": "builtins.object"}}
-    assert got["d"] is None and got["e"] is None
-    assert got["e#2"]["after"] == 1 and Path(got["e#2"]["cwd"]).name == "work"
-    assert got["f"] == {"escaped": "SystemExit", "message": "0"}
-    assert (workspace / "nano" / "m.py").is_file()
+    (workspace / "nano" / "m.py").write_text((PAYLOADS / "hostile_module.py").read_text())
+    return workspace
 
 
-def test_a_judge_that_raises_is_the_graders_error_and_a_missing_observation_is_not_confirmed():
+def test_the_driver_survives_what_student_code_does_to_its_subject(tmp_path):
+    def b(drive, given=None):
+        return Behaviour("x", drive, observers.judge_nothing, given=given or {}, answers=("ans0", "ans1"))
+
+    items = [("twice", b(observers.drive_twice)), ("boom", b(observers.drive_boom)), ("odd", b(observers.drive_odd)),
+             ("exits_hard", b(observers.drive_exits_hard)), ("deaf", b(observers.drive_deaf)),
+             ("after", b(observers.drive_after)), ("exits", b(observers.drive_exits)),
+             ("floods", b(observers.drive_floods)), ("after#2", b(observers.drive_twice, {"n": 5})),
+             ("child", b(observers.drive_leaves_a_child, {"tag": "424242"}))]
+    runs = dict(zip([k for k, _ in items], independent.run(
+        hostile_workspace(tmp_path), items, "seed", "s", answers={"ans0": "q = 1", "ans1": "q = 5\n1 / 0"},
+        timeout=3, bounds=Bounds(item=8_000_000))))
+    state = {k: r.verdict.state for k, r in runs.items()}
+    assert runs["twice"].seen["got"]["value"] == 8 and state["twice"] == independent.PASSED
+    assert runs["boom"].seen["got"]["raised"][0] == "KeyError" and runs["boom"].seen["got"]["message"] == "'boom'"
+    odd = runs["odd"].seen
+    assert odd["answers"] == {"q": 5}
+    assert odd["got"]["value"]["odd"] == "x" and odd["got"]["value"]["obj"] == {"__unplain__": "builtins.object"}
+    assert odd["got"]["value"]["big"] == {"__unplain__": "a very large int"} and odd["got"]["value"]["nan"] == "nan"
+    assert state["exits_hard"] == independent.LATE and "died" in runs["exits_hard"].verdict.message
+    assert state["deaf"] == independent.LATE and "ran past its time" in runs["deaf"].verdict.message
+    assert state["after"] == independent.PASSED and Path(runs["after"].seen["cwd"]["value"]).name == "work"
+    assert runs["exits"].seen["got"]["raised"][0] == "SystemExit"
+    assert state["floods"] == independent.LATE and "sent too much" in runs["floods"].verdict.message
+    assert runs["after#2"].seen["got"]["value"] == 10
+    assert runs["child"].seen["got"]["value"] == "left"
+    assert not running("30.424242"), "a child of the subject outlived it"
+
+
+def test_a_drive_or_judge_that_raises_holds_the_cell_and_a_behaviour_that_does_not_finish_scores_nothing(tmp_path):
     def judge_boom(inputs, seen):
         yield seen["nothing"]
 
-    def judge_v(inputs, seen):
-        if seen.get("v") != 1:
-            yield "v must be 1"
+    def drive_boom(subject, inputs):
+        return {}["nothing"]
 
-    boom = behaviour.Behaviour("x", observers.observe_after, judge_boom)
-    twice = [behaviour.Behaviour("y", observers.observe_after, judge_v)] * 2
-    [verdict] = independent.judge_behaviours([boom], 1, {"x": {}}).values()
-    assert isinstance(verdict, str) and "KeyError" in verdict
-    assert independent.judge_behaviours(twice, 1, {"y": {"v": 1}, "y#2": {"v": 2}}) == {"y": True, "y#2": False}
-    assert independent.judge_behaviours(twice, 1, {"y": {"v": 1}, "y#2": None}) == {"y": True, "y#2": False}
+    items = [("j", Behaviour("j", observers.drive_twice, judge_boom)),
+             ("d", Behaviour("d", drive_boom, observers.judge_nothing)),
+             ("late", Behaviour("late", observers.drive_deaf, observers.judge_nothing))]
+    runs = independent.run(hostile_workspace(tmp_path), items, "seed", "s", timeout=2)
+    held_judge, held_drive, late = (r.verdict for r in runs)
+    assert held_judge.state == independent.HELD and "judge raised: KeyError" in held_judge.detail
+    assert held_drive.state == independent.HELD and "drive raised: KeyError" in held_drive.detail
+    assert late.state == independent.LATE
+    cells = independent.cell_states([held_judge, held_drive, late])
+    assert {g: v.state for g, v in cells.items()} == {"j": "held", "d": "held", "late": "late"}
 
 
 # ---------------------------------------------------------------------------------------------
 # The reference, the stubs, the mutants
 
 @pytest.mark.slow
-@pytest.mark.parametrize("seed", [1, 424242, 2**31 - 5])
+@pytest.mark.parametrize("seed", ["1", "424242", "a seed of words"])
 def test_the_reference_is_confirmed_on_every_cell(course, solved, seed):
-    reference = independent.reference(course, seed)
-    confirmed = check(course, solved, reference)
+    data = independent.reference(course, seed)
+    assert data == {"seed": seed, "late": []}
+    confirmed = check(course, solved, seed, "a student")
     everything = set().union(*(graded_cells(n) for n in LECTURES))
     assert refused(confirmed) == set()
     assert set(confirmed) == everything
 
 
-def test_the_stubs_are_confirmed_nowhere(course, fresh_workspace, reference):
-    confirmed = check(course, fresh_workspace, reference)
+def test_the_stubs_pass_nothing(course, fresh_workspace):
+    confirmed = check(course, fresh_workspace)
     assert confirmed and not any(confirmed.values())
 
 
 @pytest.mark.slow
-def test_each_mutant_is_refused_in_its_own_lecture_only(course, solved, reference, tmp_path):
+def test_each_mutant_is_refused_in_its_own_lecture_only(course, solved, tmp_path):
     import concurrent.futures
-    import os
 
     mutants = MUTANTS + (MORE_MUTANTS if os.environ.get("NANO_ALL_MUTANTS") else [])
 
@@ -151,7 +177,7 @@ def test_each_mutant_is_refused_in_its_own_lecture_only(course, solved, referenc
         workspace = tmp_path / mutant.name
         shutil.copytree(solved, workspace)
         apply(workspace, mutant)
-        return mutant, refused(check(course, workspace, reference))
+        return mutant, refused(check(course, workspace))
 
     wrong = []
     with concurrent.futures.ThreadPoolExecutor(3) as pool:
@@ -169,7 +195,7 @@ ALTERNATIVES = {f"nano/{module}.py": function_bodies(PAYLOADS / f"alternative_{m
                 for module in ("protocol", "tools")}
 
 
-def test_correct_alternatives_are_confirmed_everywhere(course, solved, reference, tmp_path):
+def test_correct_alternatives_are_confirmed_everywhere(course, solved, tmp_path):
     workspace = tmp_path / "alternative"
     shutil.copytree(solved, workspace)
     for name, functions in ALTERNATIVES.items():
@@ -193,7 +219,7 @@ def test_correct_alternatives_are_confirmed_everywhere(course, solved, reference
         cell.source = cell.source.replace('answer_q1 = "c"', 'answer_q1 = "  C"')
     path.write_text(notebooks.render(nb), encoding="utf-8")
 
-    confirmed = check(course, workspace, reference)
+    confirmed = check(course, workspace)
     assert refused({k: v for k, v in confirmed.items() if k[:3] in ("l01", "l02", "l03")}) == set()
 
 
@@ -220,9 +246,7 @@ def test_attacks_from_the_kernel_earn_nothing_and_hurt_no_one(course, graded_cla
         if more:
             wrong.append(f"{name}: {got.scores} (honest: {honest.scores}) {got.problem!r}")
     assert not wrong, "\n".join(wrong)
-    # nbgrader itself sees through silenced errors (it reads the execute reply); the patched
-    # inspect fools no one now: the notebook's hidden part, made from the same behaviour as the
-    # check, reads warmup's source from disk, so nbgrader itself refuses the hidden literal
+    # the patched inspect fools no one: the grader reads warmup's source from the hand-in's file
     fooled = grades["m-c-getsource"]
     [lecture_01] = release_dir.glob("01-*.ipynb")
     warmup = notebooks.points(notebooks.load(lecture_01))["l01_warmup_returns_61001"]

@@ -1,21 +1,21 @@
 """Lecture 02's graded behaviours: the two answers, read_file, list_files and run_tool (nano/tools.py).
 
-Each observe runs its cell's visible case and the hidden ones, in scratch folders, on names
-`draw` picks, and reports what each call gave (kit.attempt). The judges know the truth from the
-inputs alone: a file's text is what was written, a listing is the sorted names. run_tool is
-tested on its own: its five tools run stand-ins (`nano.testing.stand_in` changes the function
-objects themselves, so a table built at import, an if/elif chain, an import inside run_tool and
-`nano.tools.read_file(...)` all meet them). The formats checked exactly (the text as written,
-one sorted name a line with "/" after a directory, clip's note, the known tools named in the
-error) are the ones the lecture fixes, and ./ok 02 checks them the same way.
+Each drive runs its cell's visible case and the hidden ones, in scratch folders the driver fills
+with files on names `draw` picks; the subject is told only the path. The judges know the truth
+from the inputs alone: a file's text is what was written, a listing is the sorted names.
+run_tool is tested on its own: its five tools stand in as doubles answered here (the subject
+swaps the function objects' code, so a table built at import, an if/elif chain, an import
+inside run_tool and `nano.tools.read_file(...)` all meet them), and what run_tool passed them is
+what arrived here. The formats checked exactly (the text as written, one sorted name a line with
+"/" after a directory, clip's note, the known tools named in the error) are the ones the
+lecture fixes, and ./ok 02 checks them the same way.
 """
 
 import random
 import re
 
 from autograder.check.behaviour import Behaviour
-from autograder.check.kit import (attempt, hexes, message_of, not_written, outcomes_of, raised_names, returned_text,
-                                  shown)
+from autograder.check.kit import hexes, message_of, not_written, outcomes_of, raised_names, returned_text, shown
 
 MAX_OUTPUT = 20_000  # nano/tools.py's bound on a tool result (given; the lecture says 20,000)
 KNOWN = ["read_file", "list_files", "write_file", "edit_file", "bash"]
@@ -24,9 +24,9 @@ KNOWN = ["read_file", "list_files", "write_file", "edit_file", "bash"]
 # ---------------------------------------------------------------------------------------------
 # The answers to the two questions
 
-def observe_answers(inputs, answers):
+def drive_answers(subject, inputs):
     """The answer variables the question names, as the answer cells left them."""
-    return {name: answers[name] if name in answers else {"missing": True} for name in inputs["names"]}
+    return subject.answers(inputs["names"])
 
 
 def judge_q1(inputs, seen):
@@ -56,24 +56,9 @@ def draw_texts(rng):
     ]}
 
 
-def _write_all(files):
-    """Write [path, text] pairs in the working directory; return only the paths (a read_file that
-    searches its callers' frames for the text finds none)."""
-    from pathlib import Path
-
-    for path, body in files:
-        Path(path).parent.mkdir(parents=True, exist_ok=True)
-        Path(path).write_text(body, encoding="utf-8")
-    return [path for path, _ in files]
-
-
-def observe_texts(inputs, answers):
-    import nano.tools
-    from nano.testing import scratch_dir
-
-    with scratch_dir():
-        paths = _write_all(inputs["files"])
-        return {"outcomes": [attempt(nano.tools.read_file, path) for path in paths]}
+def drive_texts(subject, inputs):
+    with subject.scratch(dict(inputs["files"])):
+        return {"outcomes": [subject.call("nano.tools.read_file", path) for path, _ in inputs["files"]]}
 
 
 def judge_texts(inputs, seen):
@@ -101,40 +86,47 @@ def draw_missing_files(rng):
     tag = hexes(rng, 8)
     return {"groups": [
         {"files": {}, "paths": ["no_such_file.txt"]},
-        {"files": {"docs/present.md": "here\n", f"other_{tag}.txt": "x"},
+        {"files": {"docs/present.md": f"here {tag}\n", f"other_{tag}.txt": "x"},
          "paths": [f"docs/missing-{tag}.md", f"absent_{tag}/inner.py", f"other_{tag[::-1]}.txt"]},
-    ]}
+    ], "present": ["docs/present.md", f"here {tag}\n"]}
 
 
 def draw_missing_dirs(rng):
     tag = hexes(rng, 8)
     return {"groups": [
         {"files": {}, "paths": ["no_such_dir"]},
-        {"files": {"src/app.py": ""}, "paths": [f"src/gone_{tag}", f"nowhere-{tag}", f"nowhere-{tag}/deeper"]},
-    ]}
+        {"files": {f"src/app_{tag}.py": ""}, "paths": [f"src/gone_{tag}", f"nowhere-{tag}", f"nowhere-{tag}/deeper"]},
+    ], "present": ["src", f"app_{tag}.py"]}
 
 
-def observe_missing(inputs, answers):
+def drive_missing(subject, inputs):
     """Each group's paths, each called in a scratch folder holding the group's files; the tool
-    (read_file or list_files) is inputs["tool"]."""
-    import nano.tools
-    from nano.testing import scratch_dir
-
-    outcomes = []
+    (read_file or list_files) is inputs["tool"]. Last, in the last group's folder, the call on a
+    path that is there: a tool that always raises has not done the work."""
+    outcomes, tool = [], f"nano.tools.{inputs['tool']}"
     for group in inputs["groups"]:
-        with scratch_dir(group["files"]):
-            outcomes.extend(attempt(getattr(nano.tools, inputs["tool"]), path) for path in group["paths"])
-    return {"outcomes": outcomes}
+        with subject.scratch(group["files"]):
+            outcomes.extend(subject.call(tool, path) for path in group["paths"])
+            if group is inputs["groups"][-1]:
+                present = subject.call(tool, inputs["present"][0])
+    return {"outcomes": outcomes, "present": present}
 
 
 def judge_missing(inputs, seen):
-    """Every call raised FileNotFoundError with its path in the message."""
+    """Every call raised FileNotFoundError with its path in the message; the path that is there
+    gave its text or its listing."""
     tool, section, what = inputs["tool"], inputs["section"], inputs["what"]
     paths = [path for group in inputs["groups"] for path in group["paths"]]
     outcomes = outcomes_of(seen, "outcomes", len(paths))
     stub = not_written(tool, outcomes, section)
     if stub:
         yield stub
+        return
+    path, expected = inputs["present"]
+    got = returned_text(seen.get("present") if isinstance(seen, dict) else None)
+    if got is None or expected not in got:
+        yield (f"{tool}({path!r}) must work when the {what} is there (it must hold {expected!r}), but "
+               f"{shown(seen.get('present') if isinstance(seen, dict) else None)} (section {section})")
         return
     for path, outcome in zip(paths, outcomes):
         if "FileNotFoundError" not in raised_names(outcome):
@@ -148,7 +140,7 @@ def judge_missing(inputs, seen):
 
 def _filler(seed, size):
     """`size` characters drawn from `seed`: the long file, made the same way where it is written
-    and where it is judged (so its text travels nowhere)."""
+    and where it is judged."""
     if size is None:
         return "0123456789\n" * (MAX_OUTPUT // 5)
     rng = random.Random(seed)
@@ -160,22 +152,11 @@ def draw_long(rng):
                       [None, MAX_OUTPUT + 1, 3 * MAX_OUTPUT + rng.randint(1, 999)]]}
 
 
-def _write_long(seed, size):
-    from pathlib import Path
-
-    Path("logs").mkdir()
-    Path("logs/run.txt").write_text(_filler(seed, size), encoding="utf-8")
-
-
-def observe_long(inputs, answers):
-    import nano.tools
-    from nano.testing import scratch_dir
-
+def drive_long(subject, inputs):
     outcomes = []
     for seed, size in inputs["files"]:
-        with scratch_dir():
-            _write_long(seed, size)
-            outcomes.append(attempt(nano.tools.read_file, "logs/run.txt"))
+        with subject.scratch({"logs/run.txt": _filler(seed, size)}):
+            outcomes.append(subject.call("nano.tools.read_file", "logs/run.txt"))
     return {"outcomes": outcomes}
 
 
@@ -207,21 +188,16 @@ def judge_long(inputs, seen):
 # ---------------------------------------------------------------------------------------------
 # list_files
 
-def observe_listings(inputs, answers):
+def drive_listings(subject, inputs):
     """Each case: a scratch folder holding its files (and empty folders), and what list_files
     gave there (called with no argument when the case has no path)."""
-    from pathlib import Path
-
-    import nano.tools
-    from nano.testing import scratch_dir
-
     outcomes = []
     for case in inputs["cases"]:
-        with scratch_dir(case["files"]):
-            for folder in case.get("folders", []):
-                Path(folder).mkdir(parents=True)
+        with subject.scratch(case["files"]) as folder:
+            for name in case.get("folders", []):
+                folder.mkdir(name)
             args = [] if case.get("path") is None else [case["path"]]
-            outcomes.append(attempt(nano.tools.list_files, *args))
+            outcomes.append(subject.call("nano.tools.list_files", *args))
     return {"outcomes": outcomes}
 
 
@@ -324,7 +300,7 @@ def judge_default(inputs, seen):
 
 
 # ---------------------------------------------------------------------------------------------
-# run_tool. The stand-ins run with nano.tools' globals: they use builtins only.
+# run_tool. The stand-ins answer here, from what run_tool passed them.
 
 def fake_read_file(path):
     return f"<read_file path={path!r}>"
@@ -349,22 +325,19 @@ def fake_bash(command):
 def failing_read_file(path):
     kinds = {"missing": FileNotFoundError, "denied": PermissionError, "garbled": UnicodeError,
              "odd": ValueError, "slow": TimeoutError}
-    raise kinds[next(k for k in kinds if k in str(path))](f"stand-in: cannot read {path}")
+    raise next((kind for k, kind in kinds.items() if k in str(path)), RuntimeError)(f"stand-in: cannot read {path}")
 
 
 def failing_list_files(path="."):
     kinds = {"missing": FileNotFoundError, "denied": PermissionError, "file": NotADirectoryError,
              "odd": ValueError, "slow": TimeoutError}
-    raise kinds[next(k for k in kinds if k in str(path))](f"stand-in: cannot list {path}")
+    raise next((kind for k, kind in kinds.items() if k in str(path)), RuntimeError)(f"stand-in: cannot list {path}")
 
 
-def _doubles(stack, pairs):
-    """Enter stand_in for each (name in nano.tools, double) on `stack`."""
-    import nano.tools
-    from nano.testing import stand_in
-
+def _doubles(subject, pairs):
+    """Stand each (name in nano.tools, handler) in for the tool of that name."""
     for name, double in pairs:
-        stack.enter_context(stand_in(getattr(nano.tools, name), double))
+        subject.stand(f"nano.tools.{name}", double)
 
 
 def _expected(name, input):
@@ -384,15 +357,10 @@ def draw_dispatch(rng):
     ]}
 
 
-def observe_dispatch(inputs, answers):
-    import contextlib
-
-    import nano.tools
-
-    with contextlib.ExitStack() as stack:
-        _doubles(stack, [("read_file", fake_read_file), ("list_files", fake_list_files),
-                         ("write_file", fake_write_file), ("edit_file", fake_edit_file), ("bash", fake_bash)])
-        return {"outcomes": [attempt(nano.tools.run_tool, name, dict(input)) for name, input in inputs["calls"]]}
+def drive_dispatch(subject, inputs):
+    _doubles(subject, [("read_file", fake_read_file), ("list_files", fake_list_files),
+                       ("write_file", fake_write_file), ("edit_file", fake_edit_file), ("bash", fake_bash)])
+    return {"outcomes": [subject.call("nano.tools.run_tool", name, dict(input)) for name, input in inputs["calls"]]}
 
 
 def judge_dispatch(inputs, seen):
@@ -425,12 +393,9 @@ def draw_unknown(rng):
     ]}
 
 
-def observe_unknown(inputs, answers):
-    import nano.tools
-    from nano.testing import scratch_dir
-
-    with scratch_dir():
-        return {"outcomes": [attempt(nano.tools.run_tool, name, dict(input)) for name, input in inputs["calls"]]}
+def drive_unknown(subject, inputs):
+    with subject.scratch():
+        return {"outcomes": [subject.call("nano.tools.run_tool", name, dict(input)) for name, input in inputs["calls"]]}
 
 
 def judge_unknown(inputs, seen):
@@ -462,14 +427,9 @@ def draw_failures(rng):
     ]}
 
 
-def observe_failures(inputs, answers):
-    import contextlib
-
-    import nano.tools
-
-    with contextlib.ExitStack() as stack:
-        _doubles(stack, [("read_file", failing_read_file), ("list_files", failing_list_files)])
-        return {"outcomes": [attempt(nano.tools.run_tool, name, {"path": path}) for name, path, _ in inputs["calls"]]}
+def drive_failures(subject, inputs):
+    _doubles(subject, [("read_file", failing_read_file), ("list_files", failing_list_files)])
+    return {"outcomes": [subject.call("nano.tools.run_tool", name, {"path": path}) for name, path, _ in inputs["calls"]]}
 
 
 def judge_failures(inputs, seen):
@@ -490,20 +450,20 @@ def judge_failures(inputs, seen):
 
 
 BEHAVIOURS = [
-    Behaviour("l02_q1_check", observe_answers, judge_q1, given={"names": ["answer_q1"]},
+    Behaviour("l02_q1_check", drive_answers, judge_q1, given={"names": ["answer_q1"]},
               answers=("l02_q1_answer",)),
-    Behaviour("l02_q2_check", observe_answers, judge_q2, given={"names": ["answer_q2"]},
+    Behaviour("l02_q2_check", drive_answers, judge_q2, given={"names": ["answer_q2"]},
               answers=("l02_q1_answer", "l02_q2_answer")),
-    Behaviour("l02_read_file_returns_text", observe_texts, judge_texts, draw_texts),
-    Behaviour("l02_read_file_missing_path", observe_missing, judge_missing, draw_missing_files,
+    Behaviour("l02_read_file_returns_text", drive_texts, judge_texts, draw_texts),
+    Behaviour("l02_read_file_missing_path", drive_missing, judge_missing, draw_missing_files,
               given={"tool": "read_file", "section": 4, "what": "file"}),
-    Behaviour("l02_read_file_clips_long_files", observe_long, judge_long, draw_long),
-    Behaviour("l02_list_files_sorted_names", observe_listings, judge_sorted, draw_sorted),
-    Behaviour("l02_list_files_marks_directories", observe_listings, judge_marked, draw_marked),
-    Behaviour("l02_list_files_default_path", observe_listings, judge_default, draw_default),
-    Behaviour("l02_list_files_missing_path", observe_missing, judge_missing, draw_missing_dirs,
+    Behaviour("l02_read_file_clips_long_files", drive_long, judge_long, draw_long),
+    Behaviour("l02_list_files_sorted_names", drive_listings, judge_sorted, draw_sorted),
+    Behaviour("l02_list_files_marks_directories", drive_listings, judge_marked, draw_marked),
+    Behaviour("l02_list_files_default_path", drive_listings, judge_default, draw_default),
+    Behaviour("l02_list_files_missing_path", drive_missing, judge_missing, draw_missing_dirs,
               given={"tool": "list_files", "section": 5, "what": "directory"}),
-    Behaviour("l02_run_tool_dispatches", observe_dispatch, judge_dispatch, draw_dispatch),
-    Behaviour("l02_run_tool_unknown_tool", observe_unknown, judge_unknown, draw_unknown),
-    Behaviour("l02_run_tool_does_not_swallow_errors", observe_failures, judge_failures, draw_failures),
+    Behaviour("l02_run_tool_dispatches", drive_dispatch, judge_dispatch, draw_dispatch),
+    Behaviour("l02_run_tool_unknown_tool", drive_unknown, judge_unknown, draw_unknown),
+    Behaviour("l02_run_tool_does_not_swallow_errors", drive_failures, judge_failures, draw_failures),
 ]

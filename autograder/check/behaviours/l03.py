@@ -1,25 +1,24 @@
 """Lecture 03's graded behaviours: write_file, edit_file and bash (nano/tools.py).
 
-Each observe runs its cell's visible case and the hidden ones, on names `draw` picks, in a scratch
-folder, and reports what each call gave (kit.attempt), what the files then held and, for bash's
-timeouts, the seconds taken and whether the command's processes still run. The judges know the
+Each drive runs its cell's visible case and the hidden ones, on names `draw` picks, in a scratch
+folder the driver fills, and reports what each call gave and, read by the driver itself, what
+the files then held; for bash's timeouts, the seconds each call took by the driver's clock, and
+whether the command's processes still run, looked up in /proc by the driver (each command's
+sleeps carry a drawn tag in their argument, so they can be told apart). The judges know the
 truth from the inputs alone: a write leaves its content, a one-match edit is str.replace, a
 command's exit code is the one it asked for. The formats checked exactly (the confirmation line,
 "not found" and the count in edit_file's errors, bash's labels) are the ones the lecture and the
 docstrings fix, and ./ok 03 checks them the same way.
 """
 
-import os
 import re
 import shlex
 import string
 import sys
 import time
-from pathlib import Path
 
 from autograder.check.behaviour import Behaviour
-from autograder.check.kit import (attempt, dicts_of, message_of, not_written, outcomes_of, raised_names, returned_text,
-                                  shown)
+from autograder.check.kit import dicts_of, message_of, not_written, outcomes_of, raised_names, returned_text, shown
 
 
 def _words(rng, count, size=6):
@@ -32,12 +31,10 @@ def _words(rng, count, size=6):
     return words
 
 
-def _held(path):
+def _held(folder, path):
     """The file's bytes as latin-1 text (so any bytes compare exactly), or None if it is not there."""
-    try:
-        return Path(path).read_bytes().decode("latin-1")
-    except OSError:
-        return None
+    data = folder.read(path)
+    return None if data is None else data.decode("latin-1")
 
 
 def _as_held(text):
@@ -64,19 +61,16 @@ def _refused(outcome):
 # ---------------------------------------------------------------------------------------------
 # write_file
 
-def observe_writes(inputs, answers):
+def drive_writes(subject, inputs):
     """Each group's writes, in a scratch folder holding the group's files: what each write_file
     call gave, and what its file held afterwards."""
-    import nano.tools
-    from nano.testing import scratch_dir
-
     groups = []
     for group in inputs["groups"]:
         done = []
-        with scratch_dir(group["files"]):
+        with subject.scratch(group["files"]) as folder:
             for path, content, _ in group["writes"]:
-                outcome = attempt(nano.tools.write_file, path, content)
-                done.append({"outcome": outcome, "held": _held(path)})
+                outcome = subject.call("nano.tools.write_file", path, content)
+                done.append({"outcome": outcome, "held": _held(folder, path)})
         groups.append(done)
     return {"groups": groups}
 
@@ -134,13 +128,12 @@ def draw_confirmations(rng):
                       [f"{d}/{e}/empty.txt", ""]]}
 
 
-def observe_confirmations(inputs, answers):
-    """What write_file returned for each case, all in one scratch folder."""
-    import nano.tools
-    from nano.testing import scratch_dir
-
-    with scratch_dir():
-        return {"outcomes": [attempt(nano.tools.write_file, path, content) for path, content in inputs["cases"]]}
+def drive_confirmations(subject, inputs):
+    """What write_file returned for each case, all in one scratch folder, and whether its file
+    is there afterwards."""
+    with subject.scratch() as folder:
+        outcomes = [subject.call("nano.tools.write_file", path, content) for path, content in inputs["cases"]]
+        return {"outcomes": outcomes, "written": [folder.read(path) is not None for path, _ in inputs["cases"]]}
 
 
 def judge_confirmations(inputs, seen):
@@ -150,29 +143,29 @@ def judge_confirmations(inputs, seen):
     if stub:
         yield stub
         return
-    for (path, content), outcome in zip(inputs["cases"], outcomes):
+    written = seen.get("written") if isinstance(seen, dict) and isinstance(seen.get("written"), list) else []
+    for index, ((path, content), outcome) in enumerate(zip(inputs["cases"], outcomes)):
         expected = f"Wrote {len(content)} characters to {path}"
         if returned_text(outcome) != expected:
             yield (f"write_file must return exactly {expected!r} (characters, not bytes; the path as given); "
                    f"{shown(outcome)} (section 2)")
+        elif index >= len(written) or written[index] is not True:
+            yield f"write_file said {expected!r}, but there is no file at {path}: write it, then say so (section 1)"
 
 
 # ---------------------------------------------------------------------------------------------
 # edit_file
 
-def observe_edits(inputs, answers):
+def drive_edits(subject, inputs):
     """Each group's edits, in a scratch folder holding the group's files: what each edit_file
     call gave, and what the file it named held afterwards."""
-    import nano.tools
-    from nano.testing import scratch_dir
-
     groups = []
     for group in inputs["groups"]:
         done = []
-        with scratch_dir(group["files"]):
+        with subject.scratch(group["files"]) as folder:
             for edit in group["edits"]:
-                outcome = attempt(nano.tools.edit_file, edit["path"], edit["old"], edit["new"])
-                done.append({"outcome": outcome, "held": _held(edit["path"])})
+                outcome = subject.call("nano.tools.edit_file", edit["path"], edit["old"], edit["new"])
+                done.append({"outcome": outcome, "held": _held(folder, edit["path"])})
         groups.append(done)
     return {"groups": groups}
 
@@ -292,11 +285,15 @@ def draw_untouched(rng):
         {"files": {path: before},
          "edits": [{"path": path, "old": old, "new": new, "before": before}
                    for old, new in [("* 5", "* 9"), (" / 9", " / 5"), ("    return", "  return"),
-                                    (f"to_{b}(c)", "x")]]}]}
+                                    (f"to_{b}(c)", "x")]]
+         # last, an edit that is not refused: an edit_file that refuses everything has not done the work
+         + [{"path": path, "old": f"def to_{b}(f)", "new": f"def to_{b}(x)",
+             "after": before.replace(f"def to_{b}(f)", f"def to_{b}(x)")}]}]}
 
 
 def judge_untouched(inputs, seen):
-    """Every refused edit (zero or several matches) raises and leaves the file byte for byte."""
+    """Every refused edit (zero or several matches) raises and leaves the file byte for byte;
+    the one that matches once is made."""
     pairs = _steps(inputs, seen, "edits")
     stub = not_written("edit_file", [done.get("outcome") for _, done in pairs], 3)
     if stub:
@@ -304,7 +301,11 @@ def judge_untouched(inputs, seen):
         return
     for edit, done in pairs:
         outcome = done.get("outcome")
-        if not _refused(outcome):
+        if "after" in edit:
+            if raised_names(outcome) or done.get("held") != _as_held(edit["after"]):
+                yield (f"edit_file must still make an edit whose old_string occurs exactly once ({edit['old']!r}); "
+                       f"{shown(outcome)} (section 3)")
+        elif not _refused(outcome):
             yield (f"edit_file must refuse {edit['old']!r}: it does not occur exactly once; {shown(outcome)} "
                    "(section 3)")
         elif done.get("held") != _as_held(edit["before"]):
@@ -334,17 +335,14 @@ def draw_exit_and_stdout(rng):
     return {"names": [a, b], "folder": "bash_" + _words(rng, 1, 10)[0]}
 
 
-def observe_exit_and_stdout(inputs, answers):
+def drive_exit_and_stdout(subject, inputs):
     """bash's results for echo, then ls, pwd and a pipe inside a folder of known names."""
-    import nano.tools
-    from nano.testing import scratch_dir
-
     (a, b), folder = inputs["names"], inputs["folder"]
-    with scratch_dir({f"{folder}/{a}.txt": "x", f"{folder}/{b}/inner.txt": "y"}):
-        ready = attempt(nano.tools.bash, "echo ready")
-        os.chdir(folder)
-        return {"ready": ready, "ls": attempt(nano.tools.bash, "ls"), "pwd": attempt(nano.tools.bash, "pwd"),
-                "pipe": attempt(nano.tools.bash, f"printf '%s\\n' {a} {b} | sort -r")}
+    with subject.scratch({f"{folder}/{a}.txt": "x", f"{folder}/{b}/inner.txt": "y"}) as scratch:
+        ready = subject.call("nano.tools.bash", "echo ready")
+        subject.chdir(scratch.path / folder)
+        return {"ready": ready, "ls": subject.call("nano.tools.bash", "ls"), "pwd": subject.call("nano.tools.bash", "pwd"),
+                "pipe": subject.call("nano.tools.bash", f"printf '%s\\n' {a} {b} | sort -r")}
 
 
 def judge_exit_and_stdout(inputs, seen):
@@ -382,13 +380,10 @@ def draw_nonzero(rng):
                       [f"grep {tag} /dev/null", 1, None]]}
 
 
-def observe_commands(inputs, answers):
+def drive_commands(subject, inputs):
     """What bash gave for each command of the cases, in one scratch folder."""
-    import nano.tools
-    from nano.testing import scratch_dir
-
-    with scratch_dir():
-        return {"outcomes": [attempt(nano.tools.bash, _command(case[0])) for case in inputs["cases"]]}
+    with subject.scratch():
+        return {"outcomes": [subject.call("nano.tools.bash", _command(case[0])) for case in inputs["cases"]]}
 
 
 def judge_nonzero(inputs, seen):
@@ -405,7 +400,7 @@ def judge_nonzero(inputs, seen):
         if raised_names(outcome):
             yield (f"bash must not raise when {command!r} exits with {expected}: a non-zero exit is a result, "
                    f"not an exception (no check=True); {shown(outcome)} (section 5)")
-        elif not found or int(found.group(1)) != expected:
+        elif not found or found.group(1) != str(expected):
             yield f"bash must report 'exit code: {expected}' for {command!r}; {shown(outcome)} (section 5)"
         elif printed is not None and printed not in result:
             yield f"bash must keep the stdout of a failing command ({printed!r}); got {result!r} (section 5)"
@@ -416,16 +411,13 @@ def draw_stderr(rng):
     return {"out": f"out-{out}", "err": f"err-{err}"}
 
 
-def observe_stderr(inputs, answers):
+def drive_stderr(subject, inputs):
     """bash's results for commands writing to stderr, to both streams, and a Python traceback."""
-    import nano.tools
-    from nano.testing import scratch_dir
-
     out, err = inputs["out"], inputs["err"]
-    with scratch_dir():
-        return {"oops": attempt(nano.tools.bash, "echo ready; echo oops >&2"),
-                "both": attempt(nano.tools.bash, f"echo {out}; echo {err} >&2; exit 5"),
-                "traceback": attempt(nano.tools.bash, _command(
+    with subject.scratch():
+        return {"oops": subject.call("nano.tools.bash", "echo ready; echo oops >&2"),
+                "both": subject.call("nano.tools.bash", f"echo {out}; echo {err} >&2; exit 5"),
+                "traceback": subject.call("nano.tools.bash", _command(
                     "{python} -c 'import sys; sys.stderr.write(\"" + err + "\\n\"); 1 / 0'"))}
 
 
@@ -454,25 +446,20 @@ def judge_stderr(inputs, seen):
                "(section 5)")
 
 
-def observe_timeouts(inputs, answers):
-    """With BASH_TIMEOUT set to 1: what bash gave for each slow command and the seconds it took,
-    then what it gives for a quick one."""
-    import nano.tools
-    from nano.testing import scratch_dir
+def draw_timeouts(rng):
+    return {"tag": "quick-" + _words(rng, 1)[0]}
 
-    saved = getattr(nano.tools, "BASH_TIMEOUT", 30)
-    outcomes, seconds = [], []
-    with scratch_dir():
-        nano.tools.BASH_TIMEOUT = 1
-        try:
-            for command in inputs["commands"]:
-                start = time.monotonic()
-                outcomes.append(attempt(nano.tools.bash, _command(command)))
-                seconds.append(time.monotonic() - start)
-            quick = attempt(nano.tools.bash, "echo quick")
-        finally:
-            nano.tools.BASH_TIMEOUT = saved
-    return {"outcomes": outcomes, "seconds": seconds, "quick": quick}
+
+def drive_timeouts(subject, inputs):
+    """With BASH_TIMEOUT set to 1: what bash gave for each slow command and the seconds it took
+    (the driver's clock), then what it gives for a quick one."""
+    outcomes = []
+    subject.set("nano.tools.BASH_TIMEOUT", 1)
+    with subject.scratch():
+        for command in inputs["commands"]:
+            outcomes.append(subject.call("nano.tools.bash", _command(command)))
+        quick = subject.call("nano.tools.bash", f"echo {inputs['tag']}")
+    return {"outcomes": outcomes, "seconds": [outcome["seconds"] for outcome in outcomes], "quick": quick}
 
 
 def judge_timeouts(inputs, seen):
@@ -502,57 +489,34 @@ def judge_timeouts(inputs, seen):
                    "with BASH_TIMEOUT = 1: it must stop after BASH_TIMEOUT seconds, read when bash is called, "
                    "not at import (section 6)")
     quick = returned_text(seen.get("quick") if isinstance(seen, dict) else None)
-    if quick is None or "exit code: 0" not in quick or "quick" not in quick:
+    if quick is None or "exit code: 0" not in quick or inputs["tag"] not in quick:
         yield "a command that finishes in time must still return its result (section 6)"
 
 
-def _process_state(pid):
-    """Whether process `pid` is "running", "stopped" (dead, perhaps not yet reaped) or "gone"."""
-    if Path("/proc/self").exists():
-        try:
-            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            return "gone"
-        return "stopped" if state in ("Z", "X") else "running"
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return "gone"
-    except PermissionError:
-        return "running"
-    return "running"
-
-
 def draw_children(rng):
-    return {"name": _words(rng, 1)[0]}
+    tags = [str(rng.randrange(10**8, 10**9)) for _ in range(4)]
+    # The background children let go of bash's pipes, and the shell becomes its last sleep: so
+    # a bash that kills only the shell returns at once, while the children still run.
+    return {"tags": tags,
+            "visible": f"(sleep 2.{tags[0]}; touch late.txt) >/dev/null 2>&1 & exec sleep 4.{tags[1]}",
+            "hidden": f"echo started > started.txt; sh -c 'exec sleep 4.{tags[2]}' >/dev/null 2>&1 & "
+                      f"exec sleep 4.{tags[3]}"}
 
 
-def observe_children(inputs, answers):
-    """With BASH_TIMEOUT set to 1: whether a background child still wrote its file 3.2 s after
-    the start, and whether a child that exec'd sleep still runs 0.3 s after bash returned."""
-    import nano.tools
-    from nano.testing import scratch_dir
-
-    saved = getattr(nano.tools, "BASH_TIMEOUT", 30)
-    nano.tools.BASH_TIMEOUT = 1
-    try:
-        with scratch_dir() as tmp:
-            start = time.monotonic()
-            visible = attempt(nano.tools.bash, "(sleep 2; touch late.txt) & sleep 4")
-            time.sleep(max(0, start + 3.2 - time.monotonic()))
-            late = (tmp / "late.txt").exists()
-        name = inputs["name"]
-        with scratch_dir() as tmp:
-            hidden = attempt(nano.tools.bash, f"sh -c 'echo $$ > {name}.pid; exec sleep 4' & sleep 4")
+def drive_children(subject, inputs):
+    """With BASH_TIMEOUT set to 1: which of each command's sleeps (by their tags) still run 0.3 s
+    after bash returned, seen from outside the sandbox; and whether the command ran at all."""
+    subject.set("nano.tools.BASH_TIMEOUT", 1)
+    seen = {}
+    for key, tags in (("visible", inputs["tags"][:2]), ("hidden", inputs["tags"][2:])):
+        with subject.scratch() as folder:
+            seen[key] = subject.call("nano.tools.bash", inputs[key])
+            seen[f"{key}_seconds"] = seen[key]["seconds"]
             time.sleep(0.3)
-            try:
-                pid = int((tmp / f"{name}.pid").read_text())
-            except (OSError, ValueError):
-                pid = None
-            state = None if pid is None else _process_state(pid)
-    finally:
-        nano.tools.BASH_TIMEOUT = saved
-    return {"visible": visible, "late": late, "hidden": hidden, "pid": pid, "state": state}
+            seen[f"{key}_running"] = [tag for tag in tags if subject.processes(tag)]
+            if key == "hidden":
+                seen["started"] = folder.read("started.txt") is not None
+    return seen
 
 
 def judge_children(inputs, seen):
@@ -566,28 +530,34 @@ def judge_children(inputs, seen):
             yield (f"bash must raise TimeoutError when a command runs too long; {shown(seen.get(key))} "
                    "(section 6)")
             return
-    if seen.get("late") is not False:
+    for key in ("visible", "hidden"):
+        took = seen.get(f"{key}_seconds")
+        if type(took) not in (int, float) or took >= 3:
+            yield (f"with BASH_TIMEOUT = 1, bash must stop the command after a second, not wait for it to end; it "
+                   f"took {took if type(took) not in (int, float) else round(took, 1)} s (section 6)")
+            return
+    if seen.get("visible_running") != []:
         yield "a timeout must stop the command's children too: start_new_session=True, then os.killpg (section 6)"
-    if type(seen.get("pid")) is not int:
-        yield "bash must run the whole command: its child never wrote its pid (section 6)"
-    elif seen.get("state") not in ("gone", "stopped"):
+    if seen.get("started") is not True:
+        yield "bash must run the whole command: its first part never ran (section 6)"
+    elif seen.get("hidden_running") != []:
         yield ("after a timeout, no process the command started may still run: kill the whole process group "
                "(section 6)")
 
 
 BEHAVIOURS = [
-    Behaviour("l03_write_file_creates_parent_dirs", observe_writes, judge_writes, draw_parent_dirs),
-    Behaviour("l03_write_file_replaces_contents", observe_writes, judge_writes, draw_replaces),
-    Behaviour("l03_write_file_confirmation", observe_confirmations, judge_confirmations, draw_confirmations),
-    Behaviour("l03_edit_file_one_match", observe_edits, judge_one_match, draw_one_match),
-    Behaviour("l03_edit_file_zero_matches_raise", observe_edits, judge_zero_matches, draw_zero_matches),
-    Behaviour("l03_edit_file_several_matches_raise", observe_edits, judge_several_matches, draw_several_matches),
-    Behaviour("l03_edit_file_refusal_leaves_file_untouched", observe_edits, judge_untouched, draw_untouched),
-    Behaviour("l03_bash_exit_code_and_stdout", observe_exit_and_stdout, judge_exit_and_stdout, draw_exit_and_stdout),
-    Behaviour("l03_bash_nonzero_exit_is_a_result", observe_commands, judge_nonzero, draw_nonzero),
-    Behaviour("l03_bash_stderr", observe_stderr, judge_stderr, draw_stderr),
-    Behaviour("l03_bash_timeout_raises", observe_timeouts, judge_timeouts,
+    Behaviour("l03_write_file_creates_parent_dirs", drive_writes, judge_writes, draw_parent_dirs),
+    Behaviour("l03_write_file_replaces_contents", drive_writes, judge_writes, draw_replaces),
+    Behaviour("l03_write_file_confirmation", drive_confirmations, judge_confirmations, draw_confirmations),
+    Behaviour("l03_edit_file_one_match", drive_edits, judge_one_match, draw_one_match),
+    Behaviour("l03_edit_file_zero_matches_raise", drive_edits, judge_zero_matches, draw_zero_matches),
+    Behaviour("l03_edit_file_several_matches_raise", drive_edits, judge_several_matches, draw_several_matches),
+    Behaviour("l03_edit_file_refusal_leaves_file_untouched", drive_edits, judge_untouched, draw_untouched),
+    Behaviour("l03_bash_exit_code_and_stdout", drive_exit_and_stdout, judge_exit_and_stdout, draw_exit_and_stdout),
+    Behaviour("l03_bash_nonzero_exit_is_a_result", drive_commands, judge_nonzero, draw_nonzero),
+    Behaviour("l03_bash_stderr", drive_stderr, judge_stderr, draw_stderr),
+    Behaviour("l03_bash_timeout_raises", drive_timeouts, judge_timeouts, draw_timeouts,
               given={"commands": ["sleep 5", "echo started; sleep 4", "{python} -c 'import time; time.sleep(4)'"],
                      "within": [4, 3.5, 3.5]}),
-    Behaviour("l03_bash_timeout_stops_children", observe_children, judge_children, draw_children),
+    Behaviour("l03_bash_timeout_stops_children", drive_children, judge_children, draw_children),
 ]

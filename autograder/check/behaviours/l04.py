@@ -1,16 +1,19 @@
 """Lecture 04's graded behaviours: `preview` and `confirm` in nano/gate.py.
 
-preview is called in a scratch folder holding the files each case names, and what it returned
-(or raised) is judged line by line: `$ <command>` for bash; for edit_file and write_file a
-unified diff whose `---`/`+++` headers name the path (a new file's `---` line may be git's
-`--- /dev/null`), whose changed lines appear whole after `-` and `+`, with context lines
-starting with a space. confirm is called with a scripted asker and with `preview` replaced by a
-double (`stand_in`, so a mistake in preview cannot cost confirm's cells, whatever the import
-style), with input() replaced by one that fails, on an event loop of its own (`attempt_async`).
+preview is called in a fresh scratch folder holding the files each case names (written by the
+driver), and what it returned (or raised) is judged line by line: `$ <command>` for bash; for
+edit_file and write_file a unified diff whose `---`/`+++` headers name the path (a new file's
+`---` line may be git's `--- /dev/null`), whose changed lines appear whole after `-` and `+`,
+with context lines starting with a space. That preview changed nothing is read by the driver,
+from the scratch folder. confirm is called with a scripted asker whose questions are recorded
+here, with `preview` standing in as a double answered here (so a mistake in preview cannot cost
+confirm's cells, whatever the import style, and the prompt can be checked for what preview
+returned), and with input() standing in as a double that records the call and fails.
 """
 
 from autograder.check.behaviour import Behaviour
-from autograder.check.kit import attempt, attempt_async, hexes
+from autograder.check.driver import Raise, asker
+from autograder.check.kit import hexes
 
 # fixtures/convert.py as the workspace holds it: the Celsius fix is previewed on a copy.
 CELSIUS = ('"""Temperature conversions. One of them is wrong: the Celsius trace is nano fixing it."""\n'
@@ -30,15 +33,12 @@ def case(name, tool_input, files=None):
 # ---------------------------------------------------------------------------------------------
 # preview: observed the same way for every cell that only looks at what it returns.
 
-def observe_previews(inputs, answers):
+def drive_previews(subject, inputs):
     """What preview returned (or raised) for each case, each in a fresh scratch folder."""
-    from nano import gate
-    from nano.testing import scratch_dir
-
     shown = {}
     for key, call in inputs["cases"].items():
-        with scratch_dir(call["files"]):
-            shown[key] = attempt(gate.preview, call["name"], call["input"])
+        with subject.scratch(call["files"]):
+            shown[key] = subject.call("nano.gate.preview", call["name"], call["input"])
     return {"shown": shown}
 
 
@@ -52,6 +52,26 @@ def _shown(seen, key):
     return value if isinstance(value, str) else None
 
 
+def _repr(value):
+    """repr(value) for a message, whatever the subject sent (a huge int or a deep list cannot be
+    shown whole)."""
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):
+        return "a value too large to show"
+    return text if len(text) <= 4000 else text[:4000] + "..."
+
+
+def _str(value):
+    """str(value) for a message: a str as it is, anything else as _repr shows it."""
+    return value if isinstance(value, str) else _repr(value)
+
+
+def _kind(raised):
+    """The class name an outcome's "raised" starts with, or "an exception"."""
+    return raised[0] if isinstance(raised, list) and raised and isinstance(raised[0], str) else "an exception"
+
+
 def _wrong(seen, key, what):
     """The message for case `key` if preview raised or returned no str; None if it gave a str."""
     shown = seen.get("shown") if isinstance(seen, dict) else None
@@ -59,11 +79,10 @@ def _wrong(seen, key, what):
     if not isinstance(outcome, dict):
         return f"preview gave nothing for {what} (section 4)"
     if "raised" in outcome:
-        raised = outcome.get("raised")
-        kind = raised[0] if isinstance(raised, list) and raised else "an exception"
-        return f"preview must never raise, but for {what} it raised {kind}: {outcome.get('message')!s} (section 4)"
+        return (f"preview must never raise, but for {what} it raised {_kind(outcome.get('raised'))}: "
+                f"{_str(outcome.get('message'))} (section 4)")
     if not isinstance(outcome.get("value"), str):
-        return f"preview must return a str for {what}, not {outcome.get('type')} (section 4)"
+        return f"preview must return a str for {what}, not {_str(outcome.get('type'))} (section 4)"
     return None
 
 
@@ -210,30 +229,41 @@ def draw_unchanged(rng):
     return {"tag": tag, "original": f"VERSION = '{tag}'\nitems = [1, 2, 3]\n"}
 
 
-def observe_unchanged(inputs, answers):
-    """The files after each preview, and what preview raised along the way."""
-    from pathlib import Path
+def _names(folder):
+    """The names in the scratch folder, listed here, by the driver (no link followed)."""
+    return folder.names()
 
-    from nano.testing import scratch_dir
 
-    from nano import gate
+def _holds(folder, name):
+    """Whether the scratch folder holds an entry `name`; None if it cannot be listed."""
+    names = _names(folder)
+    return None if names is None else name in names
 
+
+def drive_unchanged(subject, inputs):
+    """The files after each preview (read here, from the scratch folder), and what preview
+    raised along the way."""
     tag, original = inputs["tag"], inputs["original"]
     calls, after = [], {}
-    with scratch_dir({"greet.py": 'print("helo")\n'}):
-        calls.append(attempt(gate.preview, "edit_file", {"path": "greet.py", "old_string": "helo", "new_string": "hello"}))
-        after["greet"] = Path("greet.py").read_text(encoding="utf-8")
-    with scratch_dir({f"lib/{tag}.py": original}) as place:
-        calls.append(attempt(gate.preview, "edit_file", {"path": f"lib/{tag}.py", "old_string": "[1, 2, 3]", "new_string": "[]"}))
-        after["edit"] = Path(f"lib/{tag}.py").read_text(encoding="utf-8")
-        calls.append(attempt(gate.preview, "write_file", {"path": f"lib/{tag}.py", "content": "gone\n"}))
-        after["write"] = Path(f"lib/{tag}.py").read_text(encoding="utf-8")
-        calls.append(attempt(gate.preview, "write_file", {"path": f"new_{tag}/deep/file.txt", "content": f"hello {tag}\n"}))
-        after["new_folder"] = Path(f"new_{tag}").exists()
-        calls.append(attempt(gate.preview, "bash", {"command": f"touch ran_{tag}.txt"}))
-        after["ran"] = Path(f"ran_{tag}.txt").exists()
-        after["names"] = sorted(p.name for p in place.iterdir())
-    return {"after": after, "raised": [c for c in calls if "raised" in c]}
+
+    def preview(name, tool_input):
+        calls.append(subject.call("nano.gate.preview", name, tool_input))
+
+    with subject.scratch({"greet.py": 'print("helo")\n'}) as folder:
+        preview("edit_file", {"path": "greet.py", "old_string": "helo", "new_string": "hello"})
+        after["greet"] = folder.text("greet.py")
+    with subject.scratch({f"lib/{tag}.py": original}) as folder:
+        preview("edit_file", {"path": f"lib/{tag}.py", "old_string": "[1, 2, 3]", "new_string": f"['{tag}']"})
+        after["edit"] = folder.text(f"lib/{tag}.py")
+        preview("write_file", {"path": f"lib/{tag}.py", "content": f"gone {tag}\n"})
+        after["write"] = folder.text(f"lib/{tag}.py")
+        preview("write_file", {"path": f"new_{tag}/deep/file.txt", "content": f"hello {tag}\n"})
+        after["new_folder"] = _holds(folder, f"new_{tag}")
+        preview("bash", {"command": f"touch ran_{tag}.txt"})
+        after["ran"] = _holds(folder, f"ran_{tag}.txt")
+        after["names"] = _names(folder)
+    return {"after": after, "raised": [c for c in calls if "raised" in c],
+            "shown": [c.get("value") if isinstance(c.get("value"), str) else None for c in calls]}
 
 
 def judge_unchanged(inputs, seen):
@@ -242,8 +272,7 @@ def judge_unchanged(inputs, seen):
     raised = seen.get("raised") if isinstance(seen, dict) else None
     if isinstance(raised, list) and raised:
         first = raised[0] if isinstance(raised[0], dict) else {}
-        kind = first.get("raised")[0] if isinstance(first.get("raised"), list) and first.get("raised") else "an exception"
-        yield f"preview must never raise, but it raised {kind}: {first.get('message')!s} (section 4)"
+        yield f"preview must never raise, but it raised {_kind(first.get('raised'))}: {_str(first.get('message'))} (section 4)"
     if after.get("greet") != 'print("helo")\n':
         yield "preview must not change the file: the edit happens only if the person says yes (section 4)"
     elif after.get("edit") != inputs["original"]:
@@ -255,7 +284,23 @@ def judge_unchanged(inputs, seen):
     elif after.get("ran") is not False:
         yield "preview of bash must not run the command (section 4)"
     elif after.get("names") != ["lib"]:
-        yield f"preview must not create anything; the folder now holds {after.get('names')} (section 4)"
+        yield f"preview must not create anything; the folder now holds {_str(after.get('names'))} (section 4)"
+    else:
+        tag = inputs["tag"]
+        wanted = [("+", "hello"), ("+", f"['{tag}']"), ("+", f"gone {tag}"), ("+", f"hello {tag}"),
+                  ("$ ", f"touch ran_{tag}.txt")]
+        shown = seen.get("shown") if isinstance(seen.get("shown"), list) else []
+        for index, (start, piece) in enumerate(wanted):
+            text = shown[index] if index < len(shown) else None
+            if not _line(text, start, piece):
+                yield (f"preview must show what would happen (a line starting {start!r} with {piece!r}); it "
+                       f"returned {_str(text)}: changing nothing is half of its job (section 4)")
+                return
+
+
+def _line(text, start, piece):
+    """Whether `text` has a line that starts with `start` and holds `piece`."""
+    return isinstance(text, str) and any(line.startswith(start) and piece in line for line in text.splitlines())
 
 
 # --- preview never raises --------------------------------------------------------------------
@@ -293,7 +338,7 @@ def judge_never_raises(inputs, seen):
             yield wrong
             return
     tag, last = inputs["tag"], str(len(inputs["what"]) - 1)
-    if f"x = '{tag}'" not in _shown(seen, "1"):
+    if not _line(_shown(seen, "1"), "+", f"x = '{tag}'"):
         yield ("for an edit_file on a file that cannot be read, preview must still show the proposed new_string "
                f"(a diff of old_string against new_string); it was {_shown(seen, '1')!r} (section 4)")
     if f"teleport_{tag}" not in _shown(seen, last):
@@ -303,42 +348,32 @@ def judge_never_raises(inputs, seen):
 # ---------------------------------------------------------------------------------------------
 # confirm: asked through a scripted asker, with preview and input() replaced.
 
-class InputCalled(AssertionError):
-    """confirm called input() instead of asking through the asker it was given."""
-
-
-def no_input(*args, **kwargs):
-    raise InputCalled("confirm called input()")
-
-
-def double_preview(name, input, state={"marker": None, "calls": []}):
-    """Runs in place of the student's preview (stand_in): records the call, returns a marker.
-
-    Its state is its default argument, which stand_in hands over: the double runs with
-    nano.gate's globals, so it can reach nothing of this module's."""
-    state["calls"].append([name, input])
-    return state["marker"] if state["marker"] is not None else f"(preview of {name})"
-
-
 def ask(answers, name, tool_input, marker=None):
     return {"answers": answers, "name": name, "input": tool_input, "marker": marker}
 
 
-def observe_confirm(inputs, answers):
-    """For each question: what confirm returned (or raised), the prompts it put, preview's calls."""
-    import builtins
-    import unittest.mock
+def drive_confirm(subject, inputs):
+    """For each question: what confirm returned (or raised), the prompts its asker was asked,
+    the calls of preview (a double answered here), and whether it called input()."""
+    state = {"marker": None, "calls": [], "input": 0}
 
-    from nano import gate
-    from nano.testing import scripted_asker, stand_in
+    def preview(name, input):
+        state["calls"].append([name, input])
+        return state["marker"] if state["marker"] is not None else f"(preview of {name})"
 
-    state, asked = double_preview.__defaults__[0], []
-    with stand_in(gate.preview, double_preview), unittest.mock.patch.object(builtins, "input", no_input):
-        for question in inputs["asks"]:
-            state["marker"], state["calls"] = question["marker"], []
-            person = scripted_asker(question["answers"])
-            outcome = attempt_async(gate.confirm, person, question["name"], question["input"])
-            asked.append({"outcome": outcome, "prompts": list(person.prompts), "calls": list(state["calls"])})
+    def no_input(*args, **kwargs):
+        state["input"] += 1
+        raise Raise("AssertionError", "confirm called input()")
+
+    subject.stand("nano.gate.preview", preview)
+    subject.stand("builtins.input", no_input, also=["nano.gate"])
+    asked = []
+    for question in inputs["asks"]:
+        state.update(marker=question["marker"], calls=[], input=0)
+        person, ref = asker(subject, question["answers"])
+        outcome = subject.call("nano.gate.confirm", ref, question["name"], question["input"])
+        asked.append({"outcome": outcome, "prompts": list(person.prompts), "calls": list(state["calls"]),
+                      "input_called": state["input"] > 0})
     return {"asked": asked}
 
 
@@ -356,20 +391,23 @@ def _outcome(got):
     return outcome if isinstance(outcome, dict) else {}
 
 
-def _raised(got):
-    """The message for a confirm that raised (or could not be run), or None."""
+def _prompts(got):
+    prompts = got.get("prompts")
+    return prompts if isinstance(prompts, list) else []
+
+
+def _raised(question, got):
+    """The message for a confirm that called input(), raised, or could not be run; or None."""
     outcome = _outcome(got)
+    if got.get("input_called") is True:
+        return "confirm called input(): it must ask through the asker it is given (section 3)"
     if not outcome:
         return "confirm could not be run to its end (section 5)"
     if "raised" not in outcome:
         return None
-    raised = outcome.get("raised") if isinstance(outcome.get("raised"), list) else []
-    if "InputCalled" in raised:
-        return "confirm called input(): it must ask through the asker it is given (section 3)"
-    if "EOFError" in raised:
+    if len(_prompts(got)) > len(question["answers"]):
         return "confirm asked more than once: it must ask exactly once (section 5)"
-    kind = raised[0] if raised else "an exception"
-    return f"confirm raised {kind}: {outcome.get('message')!s} (section 5)"
+    return f"confirm raised {_kind(outcome.get('raised'))}: {_str(outcome.get('message'))} (section 5)"
 
 
 def _approved(got):
@@ -381,23 +419,27 @@ def _approved(got):
 
 def judge_answers(inputs, seen):
     for question, got in _asked(inputs, seen):
-        raised, answer = _raised(got), question["answers"][0]
+        raised, answer = _raised(question, got), question["answers"][0]
         expected = answer.strip().lower() in ("y", "yes")
         if raised:
             yield raised
+            return
+        if len(_prompts(got)) != 1:
+            yield (f"confirm must ask its asker once and answer from what the person said; for {answer!r} it asked "
+                   f"{len(_prompts(got))} time(s) (section 5)")
             return
         if _approved(got) is not expected:
             rule = ("case and surrounding space are ignored" if expected
                     else "only 'y' or 'yes' approves, anything else is a no")
             yield (f"confirm must return {expected} (the bool) for the answer {answer!r}: {rule}; it returned "
-                   f"{_outcome(got).get('value')!r} (section 5)")
+                   f"{_repr(_outcome(got).get('value'))} (section 5)")
             return
 
 
 def judge_once(inputs, seen):
     for question, got in _asked(inputs, seen):
-        raised, first = _raised(got), question["answers"][0]
-        prompts = got.get("prompts") if isinstance(got.get("prompts"), list) else []
+        raised, first = _raised(question, got), question["answers"][0]
+        prompts = _prompts(got)
         if raised:
             yield raised
             return
@@ -408,32 +450,32 @@ def judge_once(inputs, seen):
         expected = first.strip().lower() in ("y", "yes")
         if _approved(got) is not expected:
             yield (f"after the single answer {first!r} confirm must return {expected}, without asking again; "
-                   f"it returned {_outcome(got).get('value')!r} (section 5)")
+                   f"it returned {_repr(_outcome(got).get('value'))} (section 5)")
             return
 
 
 def judge_prompt(inputs, seen):
     for question, got in _asked(inputs, seen):
-        raised, name, marker = _raised(got), question["name"], question["marker"]
-        prompts = got.get("prompts") if isinstance(got.get("prompts"), list) else []
+        raised, name, marker = _raised(question, got), question["name"], question["marker"]
+        prompts = _prompts(got)
         calls = got.get("calls") if isinstance(got.get("calls"), list) else []
         if raised:
             yield raised
             return
         if not calls or calls[0] != [name, question["input"]]:
             yield (f"confirm must call preview(name, input) with the tool's name and input; it called it with "
-                   f"{calls!r} (section 5)")
+                   f"{_repr(calls)} (section 5)")
             return
         if len(prompts) != 1:
             yield f"confirm must ask exactly once; it asked {len(prompts)} time(s) (section 5)"
             return
         if not isinstance(prompts[0], str) or marker not in prompts[0]:
             yield (f"confirm's prompt must contain the whole of preview(name, input) for {name}; the prompt was "
-                   f"{prompts[0]!r} (section 5)")
+                   f"{_repr(prompts[0])} (section 5)")
             return
         if not prompts[0].rstrip().endswith("[y/n]"):
             yield (f"confirm's prompt must end with '[y/n] ' (WidgetAsker shows its buttons for such prompts); it was "
-                   f"{prompts[0]!r} (section 5)")
+                   f"{_repr(prompts[0])} (section 5)")
             return
 
 
@@ -455,19 +497,23 @@ def draw_prompt(rng):
 
 
 BEHAVIOURS = [
-    Behaviour("l04_preview_bash_command", observe_previews, judge_bash, draw_bash),
-    Behaviour("l04_preview_edit_file_diff", observe_previews, judge_edit, draw_edit),
-    Behaviour("l04_preview_write_file_diff", observe_previews, judge_write, draw_write),
-    Behaviour("l04_preview_changes_nothing", observe_unchanged, judge_unchanged, draw_unchanged),
-    Behaviour("l04_preview_never_raises", observe_previews, judge_never_raises, draw_never_raises),
-    Behaviour("l04_confirm_accepts_yes", observe_confirm, judge_answers, given={"asks": [
-        *(ask([a], "bash", {"command": "ls"}) for a in ["y", "yes", "Y"]),
-        *(ask([a], name, tool_input) for a in YESES for name, tool_input in [("edit_file", EDIT), ("write_file", WRITE)])]}),
-    Behaviour("l04_confirm_rejects_everything_else", observe_confirm, judge_answers, given={"asks": [
-        *(ask([a], "bash", {"command": "rm -rf build"}) for a in ["n", "no"]),
-        *(ask([a], "write_file", {"path": "x.txt", "content": "x"}) for a in NOES[2:])]}),
-    Behaviour("l04_confirm_asks_once", observe_confirm, judge_once, given={"asks": [
+    Behaviour("l04_preview_bash_command", drive_previews, judge_bash, draw_bash),
+    Behaviour("l04_preview_edit_file_diff", drive_previews, judge_edit, draw_edit),
+    Behaviour("l04_preview_write_file_diff", drive_previews, judge_write, draw_write),
+    Behaviour("l04_preview_changes_nothing", drive_unchanged, judge_unchanged, draw_unchanged),
+    Behaviour("l04_preview_never_raises", drive_previews, judge_never_raises, draw_never_raises),
+    # Each of the two mixes in a few answers of the other kind: a confirm that always says yes
+    # (or no) has not done the work either cell is about.
+    Behaviour("l04_confirm_accepts_yes", drive_confirm, judge_answers, given={"asks": [
+        *(ask([a], "bash", {"command": "ls"}) for a in ["y", "yes", "Y", "n"]),
+        *(ask([a], name, tool_input) for a in YESES for name, tool_input in [("edit_file", EDIT), ("write_file", WRITE)]),
+        ask(["no"], "edit_file", EDIT)]}),
+    Behaviour("l04_confirm_rejects_everything_else", drive_confirm, judge_answers, given={"asks": [
+        *(ask([a], "bash", {"command": "rm -rf build"}) for a in ["n", "no", "y"]),
+        *(ask([a], "write_file", {"path": "x.txt", "content": "x"}) for a in NOES[2:]),
+        ask(["yes"], "write_file", WRITE)]}),
+    Behaviour("l04_confirm_asks_once", drive_confirm, judge_once, given={"asks": [
         ask(["y"], "bash", {"command": "ls"}),
         *(ask([first, "y", "y", "n"], "edit_file", EDIT) for first in ["y", "n", "maybe", "", "what?", "YES"])]}),
-    Behaviour("l04_confirm_prompt_shows_preview", observe_confirm, judge_prompt, draw_prompt),
+    Behaviour("l04_confirm_prompt_shows_preview", drive_confirm, judge_prompt, draw_prompt),
 ]

@@ -1,196 +1,34 @@
 """Lecture 05's graded behaviours: call_model, agent_loop and the six unlock answers.
 
-call_model talks through the real anthropic SDK to nano/server.py's MessagesServer on loopback,
-or to a stand-in client put in `_client`. agent_loop runs against nano.testing's scripted model,
-with run_tool, confirm and call_model replaced by doubles through `nano.testing.stand_in`: the
-function objects themselves run the double, so a loop that imports them inside the function or
+call_model talks through the real anthropic SDK, in the subject, to nano/server.py's
+MessagesServer running here in the driver: what it sent is what the server received. A client
+takes its key from the environment when it is built, so the key each request carried says which
+client sent it: the key is set only after a fresh import of nano/model.py (a client built at
+import has none), changed between two calls (a client built again sends the new one), and a
+client of the grader's with a key of its own is put in _client (a call_model that ignores it
+sends another). agent_loop runs against a scripted model and asker whose calls are answered
+here, with run_tool, confirm and call_model standing in as doubles answered here too (the
+subject swaps the function objects' code, so a loop that imports them inside the function or
 calls `nano.tools.run_tool(...)` meets the same doubles, and a slip in lectures 02-04 costs
-nothing here. Each double records what it was asked in a log and hands the answer to a plain
-function of this module (`respond`), which is how a stand-in, running with the globals of the
-module it replaces, reaches this one. Coroutines run through kit.attempt_async, which gives
-them an event loop of their own, in the notebook's kernel as in the check's process.
+nothing here). What each double was asked is logged here; the caller's list is one the subject
+holds by name, read back after the run as the API would see it.
 """
 
-import contextlib
-import inspect
 import json
-import os
-import types
-from unittest import mock
 
+from autograder.check import driver
 from autograder.check.behaviour import Behaviour
-from autograder.check.kit import attempt, attempt_async
+from autograder.check.driver import Raise
 
 FIVE = ["max_tokens", "messages", "model", "system", "tools"]
+KEY = "sk-test-not-a-real-key"  # the key call_model's client must read from the environment
+SECOND_KEY = "sk-test-set-after-the-first-call"  # a client built after the first call would send it
+READY_KEY = "sk-test-ready-client"  # the key of a client put in _client before call_model runs
+ANTHROPIC = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "ANTHROPIC_LOG",
+             "ANTHROPIC_CUSTOM_HEADERS", "ANTHROPIC_BETA", "ANTHROPIC_MODEL")
 
 
 # ---------------------------------------------------------------------------------------------
-# Doubles, and how they are installed. A double's body runs with the globals of the function it
-# replaces: it uses builtins only, and reaches its log and its `respond` through its defaults.
-
-def tool_double(name, input, log=None, respond=None):
-    log.append(["run", name, input])
-    return respond(name, input)
-
-
-async def gate_double(ask, name, input, log=None, respond=None):
-    log.append(["ask", name, input, ask])
-    return respond(name)
-
-
-async def model_double(messages, log=None, respond=None):
-    log.append(["call_model", len(messages)])
-    raise AssertionError("agent_loop called call_model by name")
-
-
-def stateful(double, log, respond):
-    """`double` with its log and its respond function as defaults, ready for stand_in."""
-    return types.FunctionType(double.__code__, double.__globals__, double.__name__, (log, respond))
-
-
-def replaceable(value):
-    """Whether stand_in can change `value` in place: a plain function, not a closure."""
-    return inspect.isfunction(value) and not value.__closure__
-
-
-def doubles(log, run_tool=None, confirm=None, call_model=None):
-    """An ExitStack that, entered, makes nano's run_tool, confirm and call_model (those given a
-    respond function) run their doubles, however agent_loop reaches them."""
-    import nano.gate
-    import nano.loop
-    import nano.model
-    import nano.tools
-    from nano.testing import stand_in
-
-    stack = contextlib.ExitStack()
-    for home, name, double, respond in ((nano.tools, "run_tool", tool_double, run_tool),
-                                        (nano.gate, "confirm", gate_double, confirm),
-                                        (nano.model, "call_model", model_double, call_model)):
-        if respond is None:
-            continue
-        replacement = stateful(double, log, respond)
-        changed = []
-        for module in (home, nano.loop):  # after an autoreload the two can hold different objects
-            value = getattr(module, name, None)
-            if replaceable(value):
-                if not any(value is c for c in changed):
-                    stack.enter_context(stand_in(value, replacement))
-                    changed.append(value)
-            elif hasattr(module, name):
-                stack.enter_context(mock.patch.object(module, name, replacement))
-    return stack
-
-
-def saying(value):
-    """What `respond` returns to each call: a fixed answer, given as a class holding it."""
-    return Fixed(value)
-
-
-class Fixed:
-    def __init__(self, value):
-        self.value = value
-
-    def __call__(self, *args):
-        return self.value
-
-
-class Answers:
-    """The gate's answers, one per question, in order; then yes."""
-
-    def __init__(self, answers):
-        self.answers = list(answers)
-
-    def __call__(self, name):
-        return self.answers.pop(0) if self.answers else True
-
-
-class Refuse:
-    """A tool or gate that must not be reached: it raises."""
-
-    def __init__(self, what):
-        self.what = what
-
-    def __call__(self, *args):
-        raise AssertionError(f"agent_loop {self.what} {args[0]}, but the reply asked for no tool")
-
-
-class Canned:
-    """A tool that answers from a template, filled with the request's name, input and its fields."""
-
-    def __init__(self, template, raises=None):
-        self.template, self.raises = template, dict(raises or {})
-
-    def __call__(self, name, input):
-        fields = dict(input) if isinstance(input, dict) else {}
-        key = fields.get("path")
-        if key in self.raises:
-            kind, message = self.raises[key]
-            raise {"FileNotFoundError": FileNotFoundError, "ValueError": ValueError,
-                   "TimeoutError": TimeoutError, "RuntimeError": RuntimeError}[kind](message)
-        if self.template == "missing":
-            raise FileNotFoundError(f"No such file: {key}")
-        if self.template == "various":
-            return f"ran {fields.get('command')}" if name == "bash" else f"text of {key}"
-        return self.template.format(name=name, input=input, path=key)
-
-
-class FromTable:
-    """A tool whose answer is looked up by the tool's name."""
-
-    def __init__(self, table):
-        self.table = dict(table)
-
-    def __call__(self, name, input):
-        return self.table[name]
-
-
-def run_loop(messages, ask, model, log, tools=None, gate=None, call_model=None, **limit):
-    """attempt(agent_loop(messages, ask, model, **limit)) with the doubles given installed."""
-    import nano.loop
-
-    with doubles(log, run_tool=tools, confirm=gate, call_model=call_model):
-        return attempt_async(nano.loop.agent_loop, messages, ask, model, **limit)
-
-
-def wire(value):
-    """`value` as the JSON the SDK would send (nano.trace.plain), or a marker if that fails."""
-    from nano.trace import plain
-
-    try:
-        return plain(value)
-    except Exception as exc:
-        return {"unplain": type(exc).__name__}
-
-
-def outcome(result, messages, model=None):
-    """What one run of agent_loop left: how it ended, the list (as JSON), the model's calls."""
-    seen = {"status": result.get("value") if isinstance(result.get("value"), str) else None,
-            "raised": result.get("raised", [None])[0], "message": result.get("message"),
-            "roles": [m.get("role") if isinstance(m, dict) else None for m in messages],
-            "messages": wire(messages)}
-    if model is not None:
-        seen.update(calls=model.calls, seen=[wire(s) for s in model.seen])
-    return seen
-
-
-def events(log):
-    return [[entry[0], entry[1]] for entry in log]
-
-
-def user_results(messages):
-    """Every block of every user message after the first (plain data), as the tests gather the
-    tool results."""
-    return [b for m in messages[1:] if isinstance(m, dict) and m.get("role") == "user"
-            and isinstance(m.get("content"), list) for b in m["content"]]
-
-
-def equal(a, b):
-    try:
-        return bool(a == b)
-    except Exception:
-        return False
-
-
 # Judge-side helpers: they read plain data and never raise.
 
 def at(value, *path):
@@ -215,6 +53,18 @@ def part(value, *path):
     return found if isinstance(found, dict) else {}
 
 
+def first(value):
+    """The first item of a list, or None."""
+    return value[0] if isinstance(value, list) and value else None
+
+
+def equal(a, b):
+    try:
+        return bool(a == b)
+    except Exception:
+        return False
+
+
 def raised(run, section):
     """The sentence for a run that raised, or None."""
     if isinstance(run, dict) and run.get("raised"):
@@ -223,59 +73,185 @@ def raised(run, section):
 
 
 def text_of(content):
-    return content if isinstance(content, str) else json.dumps(content) if content is not None else ""
+    if isinstance(content, str):
+        return content
+    try:
+        return json.dumps(content) if content is not None else ""
+    except (TypeError, ValueError):
+        return ""
+
+
+def events(log):
+    return [[entry[0], entry[1]] for entry in log]
+
+
+def user_results(messages):
+    """Every block of every user message after the first (plain data), as the tests gather the
+    tool results."""
+    return [b for m in listed(messages)[1:] if isinstance(m, dict) and m.get("role") == "user"
+            and isinstance(m.get("content"), list) for b in m["content"]]
 
 
 # ---------------------------------------------------------------------------------------------
-# call_model
+# Doubles, answered here. Each handler receives what the student's code sent (any JSON) and
+# logs it; its `respond` says what the double gives back. Nothing here may crash on odd input:
+# a builtin exception is raised in the subject, as a real function would raise it.
 
-class StandInClient:
-    """Records what call_model asks of its client instead of sending it anywhere."""
-
-    def __init__(self):
-        self.messages = self  # so that client.messages.create(...) lands on create below
-        self.sent = []
-
-    async def create(self, **fields):
-        self.sent.append(fields)
-        return "the reply"
-
-    def build(self, *args, **kwargs):
-        return self
+def arguments(args, kwargs, names):
+    """The values of `names`, passed by position or by keyword (None where missing)."""
+    values = list(args[:len(names)]) + [None] * max(0, len(names) - len(args))
+    for index, name in enumerate(names):
+        if name in kwargs:
+            values[index] = kwargs[name]
+    return values
 
 
-def client_builder(replacement):
-    """An ExitStack that, entered, makes anthropic.AsyncAnthropic (and nano.model's own name for
-    it, if it has one) build `replacement`."""
-    import anthropic
-
-    import nano.model
-
-    stack = contextlib.ExitStack()
-    stack.enter_context(mock.patch.object(anthropic, "AsyncAnthropic", replacement))
-    if hasattr(nano.model, "AsyncAnthropic"):
-        stack.enter_context(mock.patch.object(nano.model, "AsyncAnthropic", replacement))
-    return stack
+def tool_handler(log, respond):
+    def run_tool(*args, **kwargs):
+        name, input = arguments(args, kwargs, ("name", "input"))
+        log.append(["run", name, input])
+        return respond(name, input)
+    return run_tool
 
 
-def pointed_at(url):
-    """An ExitStack that, entered, points the SDK at `url` with a test key, and puts the
-    environment back afterwards."""
-    stack = contextlib.ExitStack()
-    saved = dict(os.environ)
+def gate_handler(subject, log, respond, asker):
+    """confirm's double: logs ["ask", name, input, whether it was given agent_loop's asker]."""
+    def confirm(*args, **kwargs):
+        refs, kwrefs = subject.refs, subject.kwrefs
+        ask, name, input = arguments(args, kwargs, ("ask", "name", "input"))
+        if "ask" in kwargs:
+            same = isinstance(kwrefs, dict) and kwrefs.get("ask") == asker.number
+        else:
+            same = isinstance(refs, list) and bool(refs) and refs[0] == asker.number
+        log.append(["ask", name, input, same])
+        return respond(name)
+    return confirm
 
-    def restore():
-        os.environ.clear()
-        os.environ.update(saved)
 
-    stack.callback(restore)
-    for key in [k for k in os.environ if k.startswith("ANTHROPIC_")]:
-        del os.environ[key]
-    os.environ["ANTHROPIC_API_KEY"] = "sk-test-not-a-real-key"
-    os.environ["ANTHROPIC_BASE_URL"] = url
-    for key in ("NO_PROXY", "no_proxy"):
-        os.environ[key] = "127.0.0.1" + (f",{saved[key]}" if saved.get(key) else "")
-    return stack
+def model_handler(log):
+    def call_model(*args, **kwargs):
+        log.append(["call_model", None])
+        raise Raise("AssertionError", "agent_loop called call_model by name")
+    return call_model
+
+
+class Fixed:
+    """What the double returns to each call: a fixed answer."""
+
+    def __init__(self, value):
+        self.value = value
+
+    def __call__(self, *args):
+        return self.value
+
+
+class Answers:
+    """The gate's answers, one per question, in order; then yes."""
+
+    def __init__(self, answers):
+        self.answers = list(answers)
+
+    def __call__(self, name):
+        return self.answers.pop(0) if self.answers else True
+
+
+class Refuse:
+    """A tool or gate that must not be reached: it raises."""
+
+    def __init__(self, what):
+        self.what = what
+
+    def __call__(self, name, *args):
+        raise Raise("AssertionError", f"agent_loop {self.what} {str(name)[:100]}, but the reply asked for no tool")
+
+
+ERRORS = ("FileNotFoundError", "ValueError", "TimeoutError", "RuntimeError")
+
+
+class Canned:
+    """A tool that answers from a template, filled with the request's name, input and its path."""
+
+    def __init__(self, template, raises=None):
+        self.template, self.raises = template, dict(raises or {})
+
+    def __call__(self, name, input):
+        fields = input if isinstance(input, dict) else {}
+        key = fields.get("path")
+        if isinstance(key, str) and key in self.raises:
+            kind, message = self.raises[key]
+            raise Raise(kind if kind in ERRORS else "RuntimeError", message)
+        if self.template == "missing":
+            raise Raise("FileNotFoundError", f"No such file: {key}")
+        if self.template == "various":
+            return f"ran {fields.get('command')}" if name == "bash" else f"text of {key}"
+        return self.template.format(name=name, input=input, path=key)
+
+
+class FromTable:
+    """A tool whose answer is looked up by the tool's name."""
+
+    def __init__(self, table):
+        self.table = dict(table)
+
+    def __call__(self, name, input):
+        if not isinstance(name, str) or name not in self.table:
+            raise Raise("ValueError", f"Unknown tool {str(name)[:100]!r}")
+        return self.table[name]
+
+
+def run_loop(subject, log, start, replies, tools, gate, asker=None, call_model=False, **limit):
+    """agent_loop(messages, ask, model, **limit) in the subject, with `start` as the caller's
+    list, the scripted `replies` as the model, run_tool and confirm (and call_model, if asked)
+    standing in: what it returned, the caller's list read back after it, what the model was sent.
+    `asker`: (recorder, ref), else an asker that must not be asked."""
+    recorder, model = driver.model(subject, replies)
+    asker_recorder, ask = asker if asker is not None else driver.asker(subject, refuse=True)
+    subject.read("nano.loop.agent_loop")  # imported first, so that `also` finds its names
+    subject.stand("nano.tools.run_tool", tool_handler(log, tools), also=["nano.loop"])
+    subject.stand("nano.gate.confirm", gate_handler(subject, log, gate, ask), also=["nano.loop"])
+    if call_model:
+        subject.stand("nano.model.call_model", model_handler(log), also=["nano.loop"])
+    messages = subject.make(start)
+    result = subject.call("nano.loop.agent_loop", messages, ask, model, **limit)
+    after = subject.read(messages)
+    return outcome(result, after, recorder), asker_recorder
+
+
+def outcome(result, after, recorder):
+    """What one run of agent_loop left: how it ended, the caller's list (as JSON), the model's calls."""
+    messages = after.get("value") if isinstance(after, dict) and "raised" not in after else None
+    return {"status": result.get("value") if isinstance(result.get("value"), str) else None,
+            "raised": first(result.get("raised")), "message": result.get("message"),
+            "roles": [m.get("role") if isinstance(m, dict) else None for m in listed(messages)],
+            "messages": messages, "calls": recorder.calls, "seen": recorder.seen,
+            "replies": [r.get("content") for r in recorder.replies]}
+
+
+def testing():
+    return driver.given("testing")
+
+
+# ---------------------------------------------------------------------------------------------
+# call_model: the real SDK in the subject, the Messages API server here
+
+def pointed_at(subject, url):
+    """Point the subject's SDK at `url` with the test key, until the behaviour ends."""
+    subject.environ(**{**{name: None for name in ANTHROPIC}, "ANTHROPIC_BASE_URL": url, "ANTHROPIC_API_KEY": KEY,
+                       "NO_PROXY": "127.0.0.1", "no_proxy": "127.0.0.1"})
+
+
+def key_of(headers):
+    """The API key a request carried, in x-api-key or as a bearer token (as the server reads it)."""
+    key = headers.get("x-api-key")
+    bearer = headers.get("authorization", "")
+    if key is None and bearer.lower().startswith("bearer "):
+        key = bearer[len("bearer "):].strip()
+    return key
+
+
+def received(server):
+    """Each request the server got: [path, parsed body, the key it carried]."""
+    return [[r.path, r.body, key_of(r.headers)] for r in server.requests]
 
 
 def draw_request(rng):
@@ -285,87 +261,63 @@ def draw_request(rng):
             "ping": f"ping {rng.randrange(10**6)}", "three": f"three {rng.randrange(10**6)}"}
 
 
-def observe_stand_in_client(inputs, answers):
-    """One call_model with a stand-in client in _client: what it asked of create, what it returned."""
-    import nano.model
-
-    client, saved = StandInClient(), nano.model._client
-    nano.model._client = client
-    try:
-        with client_builder(client.build):
-            got = attempt_async(nano.model.call_model, [{"role": "user", "content": "hi"}])
-    finally:
-        nano.model._client = saved
-    return {"fields": [sorted(str(k) for k in sent) for sent in client.sent], "got": got}
+def drive_one_call(subject, inputs):
+    """One call_model, from an empty _client, through the SDK to the server: the request that
+    arrived, and what call_model returned."""
+    t = testing()
+    answer = t.reply(t.text("the reply"))
+    with driver.given("server").MessagesServer([answer]) as server:
+        pointed_at(subject, subject.serve(server))
+        subject.set("nano.model._client", None)
+        got = subject.call("nano.model.call_model", [{"role": "user", "content": "hi"}])
+        return {"requests": received(server), "got": got, "id": answer.id}
 
 
-def judge_stand_in_client(inputs, seen):
-    fields, got = listed(seen.get("fields")), part(seen, "got")
-    if len(fields) != 1:
+def judge_one_call(inputs, seen):
+    requests, got = listed(seen.get("requests")), part(seen, "got")
+    if len(requests) != 1:
         if got.get("raised"):
             yield f"call_model raised {at(got, 'raised', 0)}: {got.get('message')} (section 1)"
-        yield f"one call_model must make one messages.create call, it made {len(fields)} (section 1)"
+        yield f"one call_model must make one messages.create call, it made {len(requests)} (section 1)"
         return
-    if fields[0] != FIVE:
-        yield f"call_model must send exactly model, max_tokens, system, tools and messages; it sent {fields[0]} (section 1)"
-    if got.get("value") != "the reply":
+    body = at(requests, 0, 1)
+    fields = sorted(str(k) for k in body) if isinstance(body, dict) else None
+    if fields != FIVE:
+        yield f"call_model must send exactly model, max_tokens, system, tools and messages; it sent {fields} (section 1)"
+    if got.get("type") != "Message" or at(got, "value", "id") != seen.get("id") \
+            or at(got, "value", "content", 0, "text") != "the reply":
         yield "call_model must return what messages.create returned (section 1)"
 
 
-def observe_five_fields(inputs, answers):
-    """Two call_models through the real SDK to a MessagesServer, with MODEL, MAX_TOKENS and
+def drive_five_fields(subject, inputs):
+    """Two call_models through the real SDK to the server, with MODEL, MAX_TOKENS and
     SYSTEM_PROMPT set to the inputs: the requests that arrived, and what call_model returned."""
-    import nano.model
-    from nano.server import MessagesServer
-    from nano.testing import reply, text, tool_use
-
-    first = [{"role": "user", "content": inputs["ping"]}]
-    second = [
+    t = testing()
+    first_messages = [{"role": "user", "content": inputs["ping"]}]
+    assistant = t.reply(t.text("Reading."), t.tool_use("toolu_t1", "read_file", {"path": "a.txt"}))
+    second_messages = [
         {"role": "user", "content": "read it"},
-        {"role": "assistant", "content": reply(text("Reading."), tool_use("toolu_t1", "read_file", {"path": "a.txt"})).content},
+        {"role": "assistant", "content": assistant.model_dump(mode="json", exclude_none=True)["content"]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_t1", "content": "hi", "is_error": False}]},
     ]
-    saved = nano.model._client
-
-    async def calls():
-        returned = []
-        try:
-            for messages in (first, second):
-                try:
-                    got = await nano.model.call_model(messages)
-                    returned.append({"type": type(got).__name__, "text": got.content[0].text})
-                except Exception as exc:
-                    returned.append({"raised": type(exc).__name__, "message": str(exc)})
-        finally:
-            built = nano.model._client
-            if built is not None and built is not saved:
-                with contextlib.suppress(Exception):
-                    await built.close()
-        return returned
-
-    server = MessagesServer([reply(text(inputs["token"])), reply(text(inputs["token"]))])
-    with server, pointed_at(server.url), \
-            mock.patch.object(nano.model, "MODEL", inputs["model"]), \
-            mock.patch.object(nano.model, "MAX_TOKENS", inputs["max_tokens"]), \
-            mock.patch.object(nano.model, "SYSTEM_PROMPT", inputs["system"]):
-        nano.model._client = None
-        try:
-            result = attempt_async(calls)
-        finally:
-            nano.model._client = saved
-    try:
-        tools = json.loads(json.dumps(nano.model.TOOLS))
-    except Exception as exc:
-        tools = {"unreadable": type(exc).__name__}
-    return {"requests": [[r.path, r.body] for r in server.requests], "returned": result.get("value"),
-            "raised": result.get("raised"), "tools": tools, "sent": [wire(first), wire(second)]}
+    with driver.given("server").MessagesServer([t.reply(t.text(inputs["token"])), t.reply(t.text(inputs["token"]))]) as server:
+        pointed_at(subject, subject.serve(server))
+        subject.set("nano.model._client", None)
+        subject.set("nano.model.MODEL", inputs["model"])
+        subject.set("nano.model.MAX_TOKENS", inputs["max_tokens"])
+        subject.set("nano.model.SYSTEM_PROMPT", inputs["system"])
+        returned = [subject.call("nano.model.call_model", messages) for messages in (first_messages, second_messages)]
+        tools = subject.read("nano.model.TOOLS")
+        return {"requests": received(server), "returned": returned,
+                "tools": tools.get("value") if "raised" not in tools else {"unreadable": first(tools.get("raised"))},
+                "sent": [first_messages, second_messages]}
 
 
 def judge_five_fields(inputs, seen):
     requests, returned = listed(seen.get("requests")), listed(seen.get("returned"))
     for r in returned:
         if isinstance(r, dict) and r.get("raised"):
-            yield f"call_model raised {r['raised']}: {r.get('message')} (section 1)"
+            yield f"call_model raised {at(r, 'raised', 0)}: {r.get('message')} (section 1)"
             break
     if len(requests) != 2:
         yield f"two calls to call_model must send two requests; the server saw {len(requests)} (section 1)"
@@ -377,148 +329,147 @@ def judge_five_fields(inputs, seen):
         if not isinstance(body, dict):
             yield "call_model must send a JSON request body (section 1)"
             continue
-        if sorted(body) != FIVE:
-            yield f"call_model must send exactly model, max_tokens, system, tools and messages; it sent {sorted(body)} (section 1)"
+        if sorted(str(k) for k in body) != FIVE:
+            yield f"call_model must send exactly model, max_tokens, system, tools and messages; it sent {sorted(str(k) for k in body)} (section 1)"
         if body.get("model") != inputs["model"]:
             yield "model= must be MODEL, the module's setting, not a copy of its value (section 1)"
-        if body.get("max_tokens") != inputs["max_tokens"]:
+        if not equal(body.get("max_tokens"), inputs["max_tokens"]) or type(body.get("max_tokens")) is not int:
             yield "max_tokens= must be MAX_TOKENS, the module's setting (section 1)"
         if body.get("system") != inputs["system"]:
             yield "system= must be SYSTEM_PROMPT, the module's setting (section 1)"
-        if body.get("tools") != seen.get("tools"):
+        if not equal(body.get("tools"), seen.get("tools")):
             yield "tools= must be TOOLS, all five schemas (section 1)"
-        if body.get("messages") != sent:
+        if not equal(body.get("messages"), sent):
             yield "messages= must be the list call_model was given, unchanged (section 1)"
     if len(returned) != 2 or not all(isinstance(r, dict) and r.get("type") == "Message"
-                                     and r.get("text") == inputs["token"] for r in returned):
+                                     and at(r, "value", "content", 0, "text") == inputs["token"] for r in returned):
         yield "call_model must return the Message that messages.create returned (section 1)"
 
 
-def observe_fresh_import(inputs, answers):
-    """A fresh copy of nano/model.py imported with no ANTHROPIC_ variable set, and two calls with
-    a stand-in client already in _client."""
-    import importlib.util
+def ready_client(subject, url):
+    """An AsyncAnthropic client built in the subject, with a key of its own: its Ref, or None."""
+    built = subject.call("anthropic.AsyncAnthropic", api_key=READY_KEY, base_url=url, keep=True)
+    number = built.get("ref")
+    return driver.Ref(number) if isinstance(number, int) and not isinstance(number, bool) else None
 
-    import nano.model
 
-    saved_env = dict(os.environ)
-    try:
-        for key in [k for k in os.environ if k.startswith("ANTHROPIC_")]:
-            del os.environ[key]
-        spec = importlib.util.spec_from_file_location("_fresh_nano_model", nano.model.__file__)
-        fresh = importlib.util.module_from_spec(spec)
-        imported = attempt(spec.loader.exec_module, fresh)
-    finally:
-        os.environ.clear()
-        os.environ.update(saved_env)
-    client, saved = StandInClient(), nano.model._client
-    nano.model._client = client
+def drive_fresh_import(subject, inputs):
+    """A fresh copy of nano/model.py imported with no ANTHROPIC_ variable set; then the key and
+    the server's address are set, and the copy's call_model called: whether the server got the
+    request, with that key. Then two calls of nano.model's call_model with a client (with a key
+    of its own) already in _client: the keys the server saw, and what _client holds after."""
+    t = testing()
+    subject.environ(**{name: None for name in ANTHROPIC})
+    fresh = subject.fresh("nano.model", "_fresh_nano_model")
+    number = fresh.get("ref")
+    client = subject.read(f"${number}._client") if isinstance(number, int) else {"raised": ["NoModule"]}
+    with driver.given("server").MessagesServer([t.reply(t.text("pong"))] * 3) as server:
+        url = subject.serve(server)
+        pointed_at(subject, url)
+        late = (subject.call(f"${number}.call_model", [{"role": "user", "content": "zero"}])
+                if isinstance(number, int) else {"raised": ["NoModule"]})
+        before = received(server)
+        ready = ready_client(subject, url)
+        subject.set("nano.model._client", ready)
+        calls = [subject.call("nano.model.call_model", [{"role": "user", "content": text}]) for text in ("one", "two")]
+        after = subject.read("nano.model._client")
+        return {"imported": fresh.get("raised"), "message": fresh.get("message"),
+                "fresh_client": client.get("value", "unread") if "raised" not in client else "unread",
+                "late": late, "late_keys": [r[2] for r in before],
+                "ready": ready is not None, "calls": calls, "keys": [r[2] for r in received(server)[len(before):]],
+                "kept": ready is not None and after.get("ref") == ready.number}
 
-    async def two():
-        await nano.model.call_model([{"role": "user", "content": "one"}])
-        await nano.model.call_model([{"role": "user", "content": "two"}])
-        return nano.model._client is client
 
-    try:
-        kept = attempt_async(two)
-    finally:
-        nano.model._client = saved
-    return {"imported": imported.get("raised"), "fresh_client_none": getattr(fresh, "_client", 0) is None,
-            "sent": len(client.sent), "kept": kept.get("value") is True}
+def shown(outcome):
+    if isinstance(outcome, dict) and outcome.get("raised"):
+        return f"it raised {at(outcome, 'raised', 0)}: {str(outcome.get('message'))[:300]}"
+    return "it returned"
 
 
 def judge_fresh_import(inputs, seen):
-    if seen.get("imported") or seen.get("fresh_client_none") is not True:
+    if seen.get("imported") or seen.get("fresh_client", "unread") is not None:
         yield "importing nano/model.py must not build a client: build it in call_model (section 1)"
-    if seen.get("sent") != 2 or seen.get("kept") is not True:
+        return
+    if seen.get("late_keys") != [KEY]:
+        failed = [c for c in listed(seen.get("calls")) if isinstance(c, dict) and c.get("raised")]
+        if failed and part(seen, "late").get("raised"):  # it fails with a client ready too: not the import
+            yield f"call_model raised {at(failed, 0, 'raised', 0)}: {at(failed, 0, 'message')} (section 1)"
+            return
+        yield ("importing nano/model.py must not build a client: build it in call_model, which reads "
+               f"ANTHROPIC_API_KEY when it first runs; a fresh copy set up afterwards sent "
+               f"{len(listed(seen.get('late_keys')))} requests with the key ({shown(seen.get('late'))}) (section 1)")
+    if seen.get("ready") is not True:
+        return  # the grader's own client could not be built: nothing to judge it by
+    if seen.get("keys") != [READY_KEY, READY_KEY] or seen.get("kept") is not True:
         yield "when _client already holds a client, call_model must use it and keep it (section 1)"
 
 
-def observe_reuses_client(inputs, answers):
-    """Three call_models to a MessagesServer, AsyncAnthropic counting the clients built: the first
-    two from an empty _client, the third with a client already in it."""
-    import anthropic
+def module_client(subject, module):
+    """nano.model._client, named by the subject: (its type's name, its name there)."""
+    if module is None:
+        return None, None
+    got = subject.call("builtins.getattr", module, "_client", keep=True)
+    return got.get("type"), got.get("ref")
 
-    import nano.model
-    from nano.server import MessagesServer
-    from nano.testing import reply, text
 
-    real = anthropic.AsyncAnthropic
-
-    class Counting(real):
-        built = 0
-
-        def __init__(self, *args, **kwargs):
-            type(self).built += 1
-            super().__init__(*args, **kwargs)
-
-    saved = nano.model._client
-    made = []
-
-    async def calls():
-        try:
-            nano.model._client = None
-            await nano.model.call_model([{"role": "user", "content": "one"}])
-            c1 = nano.model._client
-            made.append(c1)
-            await nano.model.call_model([{"role": "user", "content": "two"}])
-            c2 = nano.model._client
-            made.append(c2)
-            by_two = Counting.built
-            ready = real()
-            made.append(ready)
-            nano.model._client = ready
-            before = Counting.built
-            await nano.model.call_model([{"role": "user", "content": inputs["three"]}])
-            c3 = nano.model._client
-            made.append(c3)
-            return {"first_is_real": isinstance(c1, real), "second_is_first": c2 is c1, "by_two": by_two,
-                    "third_is_ready": c3 is ready, "after_ready": Counting.built - before}
-        finally:
-            for client in {id(c): c for c in made if c is not None and c is not saved}.values():
-                with contextlib.suppress(Exception):
-                    await client.close()
-
-    server = MessagesServer([reply(text("pong"))] * 3)
-    with server, pointed_at(server.url), client_builder(Counting):
-        try:
-            result = attempt_async(calls)
-        finally:
-            nano.model._client = saved
-    return {"requests": len(server.requests), "raised": result.get("raised"), "message": result.get("message"),
-            **(result.get("value") if isinstance(result.get("value"), dict) else {})}
+def drive_reuses_client(subject, inputs):
+    """Three call_models to the server. The first two from an empty _client, with the key in the
+    environment changed between them: a client is given its key when it is built, so the key
+    each request carried says which client sent it (and the names the subject gives what _client
+    holds after each call say the same from inside). The third with a client of the grader's (a
+    key of its own) already in _client."""
+    t = testing()
+    with driver.given("server").MessagesServer([t.reply(t.text("pong"))] * 3) as server:
+        url = subject.serve(server)
+        pointed_at(subject, url)
+        subject.set("nano.model._client", None)
+        got = subject.call("importlib.import_module", "nano.model", keep=True)
+        module = driver.Ref(got["ref"]) if type(got.get("ref")) is int else None
+        calls = [subject.call("nano.model.call_model", [{"role": "user", "content": "one"}])]
+        first_type, first_name = module_client(subject, module)
+        subject.environ(ANTHROPIC_API_KEY=SECOND_KEY)
+        calls.append(subject.call("nano.model.call_model", [{"role": "user", "content": "two"}]))
+        _, second_name = module_client(subject, module)
+        ready = ready_client(subject, url)
+        subject.set("nano.model._client", ready)
+        calls.append(subject.call("nano.model.call_model", [{"role": "user", "content": inputs["three"]}]))
+        after = subject.read("nano.model._client")
+        return {"calls": calls, "keys": [r[2] for r in received(server)], "first_type": first_type,
+                "second_is_first": first_name is not None and first_name == second_name,
+                "ready": ready is not None, "third_is_ready": ready is not None and after.get("ref") == ready.number}
 
 
 def judge_reuses_client(inputs, seen):
-    if seen.get("raised"):
-        yield f"call_model raised {at(seen, 'raised', 0)}: {seen.get('message')} (section 1)"
-    if seen.get("requests") != 3:
-        yield f"three calls must send three requests; the server saw {seen.get('requests')} (section 1)"
-    if seen.get("first_is_real") is not True:
+    for call in listed(seen.get("calls")):
+        if isinstance(call, dict) and call.get("raised"):
+            yield f"call_model raised {at(call, 'raised', 0)}: {call.get('message')} (section 1)"
+            break
+    keys = listed(seen.get("keys"))
+    if len(keys) != 3:
+        yield f"three calls must send three requests; the server saw {len(keys)} (section 1)"
+    if seen.get("first_type") != "AsyncAnthropic":
         yield "after the first call, _client must hold the AsyncAnthropic client it built (section 1)"
-    if seen.get("second_is_first") is not True:
+    if at(keys, 0) != KEY:
+        yield "call_model must build its client with AsyncAnthropic(), which reads ANTHROPIC_API_KEY (section 1)"
+    elif at(keys, 1) != KEY:
+        yield ("two calls built 2 clients: the second request carried a key set after the first call, which only "
+               "a client built after it reads; build one, once, and reuse it (section 1)")
+    elif seen.get("second_is_first") is not True:
         yield "the second call must reuse the client in _client, not build a new one (section 1)"
-    built = seen.get("by_two")
-    if not isinstance(built, int) or built > 1:
-        yield f"two calls built {built} clients; build one, once, and reuse it (section 1)"
-    if seen.get("third_is_ready") is not True or seen.get("after_ready") != 0:
+    if seen.get("ready") is True and (seen.get("third_is_ready") is not True or at(keys, 2) != READY_KEY):
         yield "when _client already holds a client, call_model must use it (section 1)"
 
 
 # ---------------------------------------------------------------------------------------------
 # The unlock questions
 
-def observe_answer(inputs, answers):
-    name = inputs["name"]
-    if name not in answers:
-        return {"missing": True}
-    value = answers[name]
-    return {"value": value if type(value) in (int, str) else {"repr": repr(value)}}
+def drive_answer(subject, inputs):
+    return subject.answers([inputs["name"]])
 
 
 def judge_answer(inputs, seen):
-    value, truth, where = seen.get("value"), inputs["truth"], inputs["where"]
-    if seen.get("missing"):
+    value, truth, where = seen.get(inputs["name"]), inputs["truth"], inputs["where"]
+    if value == {"missing": True} or inputs["name"] not in seen:
         yield (f"question {inputs['number']} was not answered: run your answer cell for question "
                f"{inputs['number']} first ({where}, unlock question {inputs['number']})")
     elif type(truth) is int:
@@ -529,7 +480,7 @@ def judge_answer(inputs, seen):
 
 
 def question(number, truth, where, hint):
-    return Behaviour(f"l05_q{number}_check", observe_answer, judge_answer,
+    return Behaviour(f"l05_q{number}_check", drive_answer, total(judge_answer),
                      given={"name": f"answer_q{number}", "number": number, "truth": truth, "where": where,
                             "hint": hint},
                      answers=(f"l05_q{number}_answer",))
@@ -542,25 +493,21 @@ def draw_text_reply(rng):
     return {"number": rng.randrange(10**6), "requests": [f"Request {rng.randrange(10**6)}" for _ in range(3)]}
 
 
-def observe_text_reply(inputs, answers):
+def drive_text_reply(subject, inputs):
     """Text-only replies (visible: one; hidden: three more, with two texts or a thinking block),
     with run_tool, confirm and call_model refusing to be reached."""
-    from nano.testing import NoAsker, reply, scripted_model, text
-
+    t = testing()
     log, runs = [], []
-    cases = [([text("Nothing to do here.")], "Say hi."),
-             ([text(f"All clear, number {inputs['number']}.")], inputs["requests"][0]),
-             ([text("First thought."), text("Second thought.")], inputs["requests"][1]),
-             ([{"type": "thinking", "thinking": "Nothing to run.", "signature": "sig-test"}, text("Done already.")],
+    cases = [([t.text("Nothing to do here.")], "Say hi."),
+             ([t.text(f"All clear, number {inputs['number']}.")], inputs["requests"][0]),
+             ([t.text("First thought."), t.text("Second thought.")], inputs["requests"][1]),
+             ([{"type": "thinking", "thinking": "Nothing to run.", "signature": "sig-test"}, t.text("Done already.")],
               inputs["requests"][2])]
     for blocks, request in cases:
-        model = scripted_model([reply(*blocks)])
-        start = {"role": "user", "content": request}
-        messages = [start]
-        result = run_loop(messages, NoAsker(), model, log, tools=Refuse("ran"), gate=Refuse("asked the gate about"),
-                          call_model=Fixed(None))
-        runs.append({**outcome(result, messages, model), "start": [start],
-                     "first_is_start": bool(messages) and messages[0] is start})
+        start = [{"role": "user", "content": request}]
+        run, _ = run_loop(subject, log, start, [t.reply(*blocks)], tools=Refuse("ran"),
+                          gate=Refuse("asked the gate about"), call_model=True)
+        runs.append({**run, "start": start})
     return {"runs": runs, "log": events(log)}
 
 
@@ -583,11 +530,11 @@ def judge_text_reply(inputs, seen):
             yield f"a text-only reply must end the loop after one model call; it made {run.get('calls')} (section 2)"
         elif raised(run, "section 2"):
             yield raised(run, "section 2")
-        elif at(run, "seen", 0) != run.get("start"):
+        elif not equal(at(run, "seen", 0), run.get("start")):
             yield "the model must be called with the messages list (section 2)"
         elif index == 0 and listed(run.get("roles")) != ["user", "assistant"]:
             yield f"expected two entries, user then assistant; got {run.get('roles')} (section 2)"
-        elif len(listed(run.get("roles"))) != 2 or run.get("first_is_start") is not True:
+        elif len(listed(run.get("roles"))) != 2 or not equal(at(run, "messages", 0), at(run, "start", 0)):
             yield "a text-only reply adds exactly one entry, the assistant's, and no user message after it (section 4)"
         elif at(run, "roles", 1) != "assistant":
             yield "the reply must go in as an assistant entry (section 2)"
@@ -602,63 +549,59 @@ def draw_verbatim(rng):
     return {"ids": [f"toolu_{rng.getrandbits(40):010x}" for _ in range(3)]}
 
 
-def turns(messages, replies):
-    """Each assistant entry beside the reply it should hold: equal to it, and its very blocks."""
+def turns(run):
+    """Each assistant entry of a run beside the reply it should hold, as the API would see both:
+    whether it is exactly {"role": "assistant", "content": the reply's content}, in the caller's
+    list and in what the model was sent on its next call."""
+    messages, seen, replies = listed(run.get("messages")), listed(run.get("seen")), listed(run.get("replies"))
     entries = [(i, m) for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "assistant"]
     out = []
-    for (index, entry), r in zip(entries, replies):
-        content = entry.get("content")
-        same = isinstance(content, (list, tuple)) and len(content) == len(r.content) \
-            and all(a is b for a, b in zip(content, r.content))
-        out.append({"index": index, "equal": equal(entry, {"role": "assistant", "content": r.content}),
-                    "same": bool(same)})
+    for call, ((index, entry), content) in enumerate(zip(entries, replies)):
+        expected = {"role": "assistant", "content": content}
+        sent = at(seen, call + 1)
+        out.append({"index": index, "equal": equal(entry, expected),
+                    "sent": sent is None or equal(at(sent, index), expected)})
     return {"count": len(entries), "turns": out}
 
 
-def observe_verbatim(inputs, answers):
+def drive_verbatim(subject, inputs):
     """A two-text reply (visible), then three replies mixing thinking, text and tool_use blocks."""
-    from nano.testing import NoAsker, reply, scripted_model, text, tool_use
-
+    t = testing()
     log = []
-    first = reply(text("Here is my answer."), text("And a second paragraph."))
-    messages = [{"role": "user", "content": "Answer in two paragraphs."}]
-    result = run_loop(messages, NoAsker(), scripted_model([first]), log, tools=Canned("output of {name} for {input}"),
-                      gate=Fixed(True))
-    visible = {**outcome(result, messages), **turns(messages[1:2], [first])}
+    start = [{"role": "user", "content": "Answer in two paragraphs."}]
+    visible, _ = run_loop(subject, log, start, [t.reply(t.text("Here is my answer."), t.text("And a second paragraph."))],
+                          tools=Canned("output of {name} for {input}"), gate=Fixed(True))
     ids = inputs["ids"]
     replies = [
-        reply({"type": "thinking", "thinking": "I should read the file first.", "signature": f"sig-{ids[0]}"},
-              text("Let me look."), tool_use(ids[0], "read_file", {"path": "app.py"})),
-        reply(tool_use(ids[1], "list_files", {"path": "src"}), text("Also checking the folder."),
-              tool_use(ids[2], "read_file", {"path": "src/main.py"})),
-        reply(text("All read. Nothing needs changing.")),
+        t.reply({"type": "thinking", "thinking": "I should read the file first.", "signature": f"sig-{ids[0]}"},
+                t.text("Let me look."), t.tool_use(ids[0], "read_file", {"path": "app.py"})),
+        t.reply(t.tool_use(ids[1], "list_files", {"path": "src"}), t.text("Also checking the folder."),
+                t.tool_use(ids[2], "read_file", {"path": "src/main.py"})),
+        t.reply(t.text("All read. Nothing needs changing.")),
     ]
-    messages = [{"role": "user", "content": "Look around."}]
-    result = run_loop(messages, NoAsker(), scripted_model(replies), log, tools=Canned("output of {name} for {input}"),
-                      gate=Fixed(True))
-    return {"visible": visible, "hidden": {**outcome(result, messages), **turns(messages, replies)}}
+    hidden, _ = run_loop(subject, log, [{"role": "user", "content": "Look around."}], replies,
+                         tools=Canned("output of {name} for {input}"), gate=Fixed(True))
+    return {"visible": visible, "hidden": hidden}
 
 
 def judge_verbatim(inputs, seen):
     visible, hidden = part(seen, "visible"), part(seen, "hidden")
-    first = part(visible, "turns", 0)
     if raised(visible, "section 2"):
         yield raised(visible, "section 2")
-    if first.get("equal") is not True:
+    if at(turns(visible), "turns", 0, "equal") is not True:
         yield 'the assistant entry must be exactly {"role": "assistant", "content": reply.content} (section 2)'
-    if first.get("same") is not True:
-        yield "the assistant entry must hold the reply's own blocks, not rebuilt copies (section 2)"
     if raised(hidden, "section 2"):
         yield raised(hidden, "section 2")
-    if hidden.get("count") != 3:
-        yield f"three model calls must give three assistant entries, got {hidden.get('count')} (section 2)"
-    for turn in listed(hidden.get("turns")):
-        turn = turn if isinstance(turn, dict) else {}
-        if turn.get("equal") is not True:
-            yield (f"messages[{turn.get('index')}] must be exactly the reply's content as it came: nothing "
-                   "filtered, rebuilt or added (section 2)")
-        elif turn.get("same") is not True:
-            yield f"messages[{turn.get('index')}] must hold the reply's own blocks, thinking and tool_use included (section 2)"
+    found = turns(hidden)
+    if found["count"] != 3:
+        yield f"three model calls must give three assistant entries, got {found['count']} (section 2)"
+    for turn in found["turns"]:
+        if turn["equal"] is not True:
+            yield (f"messages[{turn['index']}] must be exactly the reply's content as it came, thinking and "
+                   "tool_use blocks included: nothing filtered, rebuilt or added (section 2)")
+        elif turn["sent"] is not True:
+            yield (f"the model's next call must be sent messages[{turn['index']}] exactly as the reply came "
+                   "(section 2)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -669,41 +612,40 @@ def draw_by_id(rng):
             "paths": [f"dir_{rng.getrandbits(16):04x}/file_{n}.txt" for n in range(4)]}
 
 
-def observe_by_id(inputs, answers):
-    from nano.testing import NoAsker, reply, scripted_model, text, tool_use
-
+def drive_by_id(subject, inputs):
+    t = testing()
     log = []
-    model = scripted_model([reply(tool_use("toolu_check_1", "read_file", {"path": "notes.txt"})), reply(text("Read it."))])
-    messages = [{"role": "user", "content": "Read notes.txt."}]
-    result = run_loop(messages, NoAsker(), model, log, tools=Canned("contents of {path}"), gate=Fixed(True))
-    visible = {**outcome(result, messages, model), "ran": [[e[1], wire(e[2])] for e in log if e[0] == "run"]}
+    visible, _ = run_loop(subject, log, [{"role": "user", "content": "Read notes.txt."}],
+                          [t.reply(t.tool_use("toolu_check_1", "read_file", {"path": "notes.txt"})), t.reply(t.text("Read it."))],
+                          tools=Canned("contents of {path}"), gate=Fixed(True))
+    visible["ran"] = [[e[1], e[2]] for e in log if e[0] == "run"]
     ids, paths = inputs["ids"], inputs["paths"]
-    model = scripted_model([
-        reply(tool_use(ids[0], "read_file", {"path": paths[0]})),
-        reply(text("Two more."), tool_use(ids[1], "read_file", {"path": paths[1]}),
-              tool_use(ids[2], "list_files", {"path": paths[2]})),
-        reply(tool_use(ids[3], "read_file", {"path": paths[3]})),
-        reply(text("That is everything.")),
-    ])
-    messages = [{"role": "user", "content": "Read them all."}]
-    result = run_loop(messages, NoAsker(), model, log, tools=Canned("contents of {path}"), gate=Fixed(True))
-    return {"visible": visible, "hidden": outcome(result, messages, model)}
+    replies = [
+        t.reply(t.tool_use(ids[0], "read_file", {"path": paths[0]})),
+        t.reply(t.text("Two more."), t.tool_use(ids[1], "read_file", {"path": paths[1]}),
+                t.tool_use(ids[2], "list_files", {"path": paths[2]})),
+        t.reply(t.tool_use(ids[3], "read_file", {"path": paths[3]})),
+        t.reply(t.text("That is everything.")),
+    ]
+    hidden, _ = run_loop(subject, log, [{"role": "user", "content": "Read them all."}], replies,
+                         tools=Canned("contents of {path}"), gate=Fixed(True))
+    return {"visible": visible, "hidden": hidden}
 
 
 def judge_by_id(inputs, seen):
     visible, hidden = part(seen, "visible"), part(seen, "hidden")
     if raised(visible, "section 3"):
         yield raised(visible, "section 3")
-    if visible.get("ran") != [["read_file", {"path": "notes.txt"}]]:
+    if not equal(visible.get("ran"), [["read_file", {"path": "notes.txt"}]]):
         yield f"run_tool must run the requested tool once; it ran {visible.get('ran')} (section 3)"
     third = at(visible, "messages", 2)
-    if third != {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_check_1",
-                                               "content": "contents of notes.txt", "is_error": False}]}:
+    if not equal(third, {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_check_1",
+                                                      "content": "contents of notes.txt", "is_error": False}]}):
         yield ("messages[2] must be one user message holding the tool_result for toolu_check_1; "
                f"got {third!r} (sections 3 and 4)")
     if raised(hidden, "section 3"):
         yield raised(hidden, "section 3")
-    results = user_results(listed(hidden.get("messages")))
+    results = user_results(hidden.get("messages"))
     got = [r.get("tool_use_id") if isinstance(r, dict) else None for r in results]
     if got != inputs["ids"]:
         yield (f"each result's tool_use_id must be its tool_use block's id, in order; expected {inputs['ids']}, "
@@ -730,32 +672,27 @@ def draw_tool_error(rng):
         f"odd_{n}": ["RuntimeError", f"something unusual happened, code {n}"]}}
 
 
-def observe_tool_error(inputs, answers):
-    from nano.testing import NoAsker, reply, scripted_model, text, tool_use
-
+def drive_tool_error(subject, inputs):
+    t = testing()
     log = []
-    model = scripted_model([reply(tool_use("toolu_err_1", "read_file", {"path": "missing.txt"})),
-                            reply(text("That file is missing."))])
-    messages = [{"role": "user", "content": "Read missing.txt."}]
-    visible = outcome(run_loop(messages, NoAsker(), model, log, tools=Canned("missing"), gate=Fixed(True)),
-                      messages, model)
+    visible, _ = run_loop(subject, log, [{"role": "user", "content": "Read missing.txt."}],
+                          [t.reply(t.tool_use("toolu_err_1", "read_file", {"path": "missing.txt"})),
+                           t.reply(t.text("That file is missing."))], tools=Canned("missing"), gate=Fixed(True))
     n = inputs["n"]
-    model = scripted_model([
-        reply(tool_use("toolu_m1", "read_file", {"path": f"a_{n}.py"}), tool_use("toolu_m2", "read_file", {"path": "ok.txt"}),
-              tool_use("toolu_m3", "list_files", {"path": f"slow_{n}"})),
-        reply(tool_use("toolu_m4", "read_file", {"path": f"odd_{n}"})),
-        reply(text("I have seen the errors.")),
-    ])
-    messages = [{"role": "user", "content": "Try these."}]
-    hidden = outcome(run_loop(messages, NoAsker(), model, log, tools=Canned("fine: {path}", inputs["errors"]),
-                              gate=Fixed(True)), messages, model)
+    replies = [
+        t.reply(t.tool_use("toolu_m1", "read_file", {"path": f"a_{n}.py"}), t.tool_use("toolu_m2", "read_file", {"path": "ok.txt"}),
+                t.tool_use("toolu_m3", "list_files", {"path": f"slow_{n}"})),
+        t.reply(t.tool_use("toolu_m4", "read_file", {"path": f"odd_{n}"})),
+        t.reply(t.text("I have seen the errors.")),
+    ]
+    hidden, _ = run_loop(subject, log, [{"role": "user", "content": "Try these."}], replies,
+                         tools=Canned("fine: {path}", inputs["errors"]), gate=Fixed(True))
     return {"visible": visible, "hidden": hidden}
 
 
 def judge_tool_error(inputs, seen):
     visible, hidden, n = part(seen, "visible"), part(seen, "hidden"), inputs["n"]
-    result = at(visible, "messages", 2, "content", 0)
-    result = result if isinstance(result, dict) else {}
+    result = part(visible, "messages", 2, "content", 0)
     if raised(visible, "section 3"):
         yield raised(visible, "section 3")
     if result.get("is_error") is not True:
@@ -766,7 +703,7 @@ def judge_tool_error(inputs, seen):
         yield "after an error result the loop must go on and call the model again (section 3)"
     if raised(hidden, "section 3"):
         yield raised(hidden, "section 3")
-    results = user_results(listed(hidden.get("messages")))
+    results = user_results(hidden.get("messages"))
     if len(results) != 4:
         yield f"four requests need four results, even when some tools fail; got {len(results)} (section 3)"
         return
@@ -790,39 +727,37 @@ def draw_declined(rng):
     return {"tags": [f"{rng.getrandbits(24):06x}" for _ in range(3)], "ids": [f"toolu_{rng.getrandbits(40):010x}" for _ in range(3)]}
 
 
-def observe_declined(inputs, answers):
+def drive_declined(subject, inputs):
     """A declined bash (visible); each gated tool declined, with the loop's own asker; a mixed
     run whose gate says no, yes, yes."""
-    from nano.testing import NoAsker, reply, scripted_model, text, tool_use
-
+    t = testing()
     log = []
-    model = scripted_model([reply(tool_use("toolu_no_1", "bash", {"command": "rm -rf build"})),
-                            reply(text("All right, I won't."))])
-    messages = [{"role": "user", "content": "Clean up."}]
-    result = run_loop(messages, NoAsker(), model, log, tools=Canned("ran {name}"), gate=Answers([False]))
-    visible = {**outcome(result, messages, model), "events": events(log)}
+    visible, _ = run_loop(subject, log, [{"role": "user", "content": "Clean up."}],
+                          [t.reply(t.tool_use("toolu_no_1", "bash", {"command": "rm -rf build"})),
+                           t.reply(t.text("All right, I won't."))], tools=Canned("ran {name}"), gate=Answers([False]))
+    visible["events"] = events(log)
     tags, ids, each = inputs["tags"], inputs["ids"], []
-    asker = NoAsker()
+    asker = driver.asker(subject, refuse=True)
     for (name, tool_input), tool_id in zip(
             (("write_file", {"path": f"new_{tags[0]}.py", "content": "x = 1\n"}),
              ("edit_file", {"path": "app.py", "old_string": "a", "new_string": f"b{tags[1]}"}),
              ("bash", {"command": f"touch sentinel_{tags[2]}"})), ids):
         log = []
-        messages = [{"role": "user", "content": f"Use {name}."}]
-        result = run_loop(messages, asker, scripted_model([reply(tool_use(tool_id, name, tool_input)), reply(text("OK."))]),
-                          log, tools=Canned("ran {name}"), gate=Fixed(False))
-        each.append({**outcome(result, messages), "name": name, "input": tool_input, "events": events(log),
-                     "asked": [[e[3] is asker, e[1], wire(e[2])] for e in log if e[0] == "ask"]})
+        run, _ = run_loop(subject, log, [{"role": "user", "content": f"Use {name}."}],
+                          [t.reply(t.tool_use(tool_id, name, tool_input)), t.reply(t.text("OK."))],
+                          tools=Canned("ran {name}"), gate=Fixed(False), asker=asker)
+        each.append({**run, "name": name, "input": tool_input, "events": events(log),
+                     "asked": [[e[3], e[1], e[2]] for e in log if e[0] == "ask"]})
     log = []
-    model = scripted_model([
-        reply(tool_use("toolu_w", "write_file", {"path": "x.txt", "content": "x"}),
-              tool_use("toolu_b", "bash", {"command": "echo yes"})),
-        reply(tool_use("toolu_e", "edit_file", {"path": "x.txt", "old_string": "x", "new_string": "y"})),
-        reply(text("Done.")),
-    ])
-    messages = [{"role": "user", "content": "Go."}]
-    result = run_loop(messages, NoAsker(), model, log, tools=Canned("ran {name}"), gate=Answers([False, True, True]))
-    return {"visible": visible, "each": each, "mixed": {**outcome(result, messages), "events": events(log)}}
+    replies = [
+        t.reply(t.tool_use("toolu_w", "write_file", {"path": "x.txt", "content": "x"}),
+                t.tool_use("toolu_b", "bash", {"command": "echo yes"})),
+        t.reply(t.tool_use("toolu_e", "edit_file", {"path": "x.txt", "old_string": "x", "new_string": "y"})),
+        t.reply(t.text("Done.")),
+    ]
+    mixed, _ = run_loop(subject, log, [{"role": "user", "content": "Go."}], replies, tools=Canned("ran {name}"),
+                        gate=Answers([False, True, True]))
+    return {"visible": visible, "each": each, "mixed": {**mixed, "events": events(log)}}
 
 
 def declined(result):
@@ -851,7 +786,7 @@ def judge_declined(inputs, seen):
         name = run.get("name")
         if ["run", name] in listed(run.get("events")):
             yield f"a declined {name} must never run (section 3)"
-        if run.get("asked") != [[True, name, run.get("input")]]:
+        if not equal(run.get("asked"), [[True, name, run.get("input")]]):
             yield f"confirm must be called once, as confirm(ask, block.name, block.input); got {run.get('asked')} (section 3)"
         result = at(run, "messages", 2, "content", 0)
         if not declined(result):
@@ -859,7 +794,7 @@ def judge_declined(inputs, seen):
         elif result.get("is_error", False) is not False:
             yield "a denial is not an error: is_error must be False (section 3)"
     mixed = part(seen, "mixed")
-    found = listed(mixed.get("events"))
+    found = [e for e in listed(mixed.get("events")) if isinstance(e, list)]
     if raised(mixed, "section 3"):
         yield raised(mixed, "section 3")
     if ["run", "write_file"] in found:
@@ -869,7 +804,7 @@ def judge_declined(inputs, seen):
             yield f"an approved {name} must run (section 3)"
         elif ["ask", name] not in found or found.index(["ask", name]) > found.index(["run", name]):
             yield f"the gate must be asked before {name} runs, never after (section 3)"
-    results = user_results(listed(mixed.get("messages")))
+    results = user_results(mixed.get("messages"))
     if len(results) != 3:
         yield f"one result per request: three requests, {len(results)} results (section 3)"
         return
@@ -882,24 +817,23 @@ def judge_declined(inputs, seen):
         yield "the approved edit_file gets run_tool's result (section 3)"
 
 
-def observe_ungated(inputs, answers):
-    from nano.testing import NoAsker, reply, scripted_model, text, tool_use
-
-    log, asker = [], NoAsker()
-    model = scripted_model([reply(tool_use("toolu_u1", "list_files", {"path": "."})),
-                            reply(tool_use("toolu_u2", "read_file", {"path": "a.txt"})), reply(text("Seen it."))])
-    messages = [{"role": "user", "content": "Look."}]
-    result = run_loop(messages, asker, model, log, tools=Canned("output of {name}"), gate=Fixed(True))
-    visible = {**outcome(result, messages), "asked": [e[1] for e in log if e[0] == "ask"], "prompts": len(asker.prompts)}
-    log, asker = [], NoAsker()
-    model = scripted_model([
-        reply(tool_use("toolu_g1", "read_file", {"path": "a.txt"}), tool_use("toolu_g2", "bash", {"command": "ls"}),
-              tool_use("toolu_g3", "list_files", {"path": "."}), tool_use("toolu_g4", "search_web", {"query": "x"})),
-        reply(text("Done.")),
-    ])
-    messages = [{"role": "user", "content": "Mix."}]
-    result = run_loop(messages, asker, model, log, tools=Canned("output of {name}"), gate=Fixed(True))
-    hidden = {**outcome(result, messages), "asked": [e[1] for e in log if e[0] == "ask"], "prompts": len(asker.prompts)}
+def drive_ungated(subject, inputs):
+    t = testing()
+    log = []
+    visible, asker = run_loop(subject, log, [{"role": "user", "content": "Look."}],
+                              [t.reply(t.tool_use("toolu_u1", "list_files", {"path": "."})),
+                               t.reply(t.tool_use("toolu_u2", "read_file", {"path": "a.txt"})), t.reply(t.text("Seen it."))],
+                              tools=Canned("output of {name}"), gate=Fixed(True))
+    visible.update(asked=[e[1] for e in log if e[0] == "ask"], prompts=len(asker.prompts))
+    log = []
+    replies = [
+        t.reply(t.tool_use("toolu_g1", "read_file", {"path": "a.txt"}), t.tool_use("toolu_g2", "bash", {"command": "ls"}),
+                t.tool_use("toolu_g3", "list_files", {"path": "."}), t.tool_use("toolu_g4", "search_web", {"query": "x"})),
+        t.reply(t.text("Done.")),
+    ]
+    hidden, asker = run_loop(subject, log, [{"role": "user", "content": "Mix."}], replies,
+                             tools=Canned("output of {name}"), gate=Fixed(True))
+    hidden.update(asked=[e[1] for e in log if e[0] == "ask"], prompts=len(asker.prompts))
     return {"visible": visible, "hidden": hidden}
 
 
@@ -912,7 +846,7 @@ def judge_ungated(inputs, seen):
         yield f"only the gated tool (bash) may go through the gate; it was asked about {hidden.get('asked')} (section 3)"
     if hidden.get("prompts") != 0:
         yield "agent_loop must go through confirm, never ask the asker directly (section 3)"
-    results = user_results(listed(hidden.get("messages")))
+    results = user_results(hidden.get("messages"))
     if len(results) != 4 or at(results, 3, "content") != "output of search_web":
         yield "a tool name that is not in GATED is not gated: it runs without asking (section 3)"
 
@@ -921,23 +855,22 @@ def draw_tag(rng):
     return {"tag": f"{rng.getrandbits(24):06x}"}
 
 
-def observe_one_message(inputs, answers):
-    from nano.testing import NoAsker, reply, scripted_model, text, tool_use
-
+def drive_one_message(subject, inputs):
+    t = testing()
     log = []
-    model = scripted_model([reply(tool_use("toolu_p1", "read_file", {"path": "a.txt"}),
-                                  tool_use("toolu_p2", "read_file", {"path": "b.txt"})), reply(text("Both read."))])
-    messages = [{"role": "user", "content": "Read a.txt and b.txt."}]
-    visible = outcome(run_loop(messages, NoAsker(), model, log, tools=Canned("text of {path}"), gate=Fixed(True)), messages)
+    visible, _ = run_loop(subject, log, [{"role": "user", "content": "Read a.txt and b.txt."}],
+                          [t.reply(t.tool_use("toolu_p1", "read_file", {"path": "a.txt"}),
+                                   t.tool_use("toolu_p2", "read_file", {"path": "b.txt"})), t.reply(t.text("Both read."))],
+                          tools=Canned("text of {path}"), gate=Fixed(True))
     tag = inputs["tag"]
-    model = scripted_model([
-        reply(text("Three things."), tool_use("toolu_q1", "read_file", {"path": f"one_{tag}.txt"}),
-              tool_use("toolu_q2", "bash", {"command": f"make {tag}"}), tool_use("toolu_q3", "list_files", {"path": tag})),
-        reply(tool_use("toolu_q4", "read_file", {"path": f"c_{tag}.txt"}), tool_use("toolu_q5", "read_file", {"path": f"d_{tag}.txt"})),
-        reply(text("Finished.")),
-    ])
-    messages = [{"role": "user", "content": "Do three things."}]
-    hidden = outcome(run_loop(messages, NoAsker(), model, log, tools=Canned("various"), gate=Fixed(True)), messages, model)
+    replies = [
+        t.reply(t.text("Three things."), t.tool_use("toolu_q1", "read_file", {"path": f"one_{tag}.txt"}),
+                t.tool_use("toolu_q2", "bash", {"command": f"make {tag}"}), t.tool_use("toolu_q3", "list_files", {"path": tag})),
+        t.reply(t.tool_use("toolu_q4", "read_file", {"path": f"c_{tag}.txt"}), t.tool_use("toolu_q5", "read_file", {"path": f"d_{tag}.txt"})),
+        t.reply(t.text("Finished.")),
+    ]
+    hidden, _ = run_loop(subject, log, [{"role": "user", "content": "Do three things."}], replies,
+                         tools=Canned("various"), gate=Fixed(True))
     hidden["seen"] = [len(s) if isinstance(s, list) else None for s in hidden["seen"]]
     return {"visible": visible, "hidden": hidden}
 
@@ -959,9 +892,9 @@ def judge_one_message(inputs, seen):
     if hidden.get("roles") != ["user", "assistant"] * 3:
         yield f"each turn's results go back in one user message; roles were {hidden.get('roles')} (section 4)"
         return
-    first = [c if isinstance(c, str) else json.dumps(c) for c in contents(at(hidden, "messages", 2))]
-    if first != [f"text of one_{tag}.txt", f"ran make {tag}", f"text of {tag}"]:
-        yield f"one user message must hold all three results of the first turn, in order; got {first} (section 4)"
+    found = [c if isinstance(c, str) else text_of(c) for c in contents(at(hidden, "messages", 2))]
+    if found != [f"text of one_{tag}.txt", f"ran make {tag}", f"text of {tag}"]:
+        yield f"one user message must hold all three results of the first turn, in order; got {found} (section 4)"
     second = contents(at(hidden, "messages", 4))
     if second != [f"text of c_{tag}.txt", f"text of d_{tag}.txt"]:
         yield f"the second turn's two results, in order; got {second} (section 4)"
@@ -971,27 +904,25 @@ def judge_one_message(inputs, seen):
         yield f"agent_loop returned {hidden.get('status')!r}, expected 'done' (section 4)"
 
 
-def observe_callers_list(inputs, answers):
-    from nano.testing import NoAsker, reply, scripted_model, text, tool_use
-
+def drive_callers_list(subject, inputs):
+    """The caller's list, read back by its name after each run: it must have grown in place."""
+    t = testing()
     log = []
-    history = [{"role": "user", "content": "What files are here?"}]
-    same_list = history
-    result = run_loop(history, NoAsker(), scripted_model([reply(tool_use("toolu_l1", "list_files", {"path": "."})),
-                                                          reply(text("Just a.txt."))]),
-                      log, tools=Fixed("a.txt"), gate=Fixed(True))
-    visible = {"raised": result.get("raised", [None])[0], "message": result.get("message"), "length": len(same_list)}
+    visible, _ = run_loop(subject, log, [{"role": "user", "content": "What files are here?"}],
+                          [t.reply(t.tool_use("toolu_l1", "list_files", {"path": "."})), t.reply(t.text("Just a.txt."))],
+                          tools=Fixed("a.txt"), gate=Fixed(True))
     earlier = [{"role": "user", "content": "Hello."},
-               {"role": "assistant", "content": reply(text("Hi! What shall we do?")).content},
+               {"role": "assistant", "content": [t.text("Hi! What shall we do?")]},
                {"role": "user", "content": "List the files, then read one."}]
-    history = list(earlier)
-    model = scripted_model([reply(tool_use("toolu_l2", "list_files", {"path": "."})),
-                            reply(tool_use("toolu_l3", "read_file", {"path": "a.txt"})), reply(text("a.txt says a."))])
-    result = run_loop(history, NoAsker(), model, log, tools=Fixed("a.txt"), gate=Fixed(True))
-    hidden = {"raised": result.get("raised", [None])[0], "message": result.get("message"), "length": len(history),
-              "kept": all(a is b for a, b in zip(history[:3], earlier)) and len(history) >= 3,
-              "seen": [len(s) for s in model.seen]}
-    return {"visible": visible, "hidden": hidden}
+    hidden, _ = run_loop(subject, log, earlier,
+                         [t.reply(t.tool_use("toolu_l2", "list_files", {"path": "."})),
+                          t.reply(t.tool_use("toolu_l3", "read_file", {"path": "a.txt"})), t.reply(t.text("a.txt says a."))],
+                         tools=Fixed("a.txt"), gate=Fixed(True))
+    return {"visible": {"raised": visible["raised"], "message": visible["message"], "length": len(visible["roles"]),
+                        "read": visible["messages"] is not None},
+            "hidden": {"raised": hidden["raised"], "message": hidden["message"], "length": len(hidden["roles"]),
+                       "kept": equal(listed(hidden["messages"])[:3], earlier),
+                       "seen": [len(s) if isinstance(s, list) else None for s in hidden["seen"]]}}
 
 
 def judge_callers_list(inputs, seen):
@@ -1019,28 +950,24 @@ def draw_turn_limit(rng):
 def asks_forever(per_call):
     """A model that asks for `per_call` listings on every call, scripted 60 calls deep (past that,
     it raises: a loop without a limit stops there)."""
-    from nano.testing import reply, scripted_model, tool_use
+    t = testing()
+    return [t.reply(*[t.tool_use(f"toolu_forever_{call}_{n}", "list_files", {"path": "."}) for n in range(per_call)])
+            for call in range(1, 61)]
 
-    return scripted_model([reply(*[tool_use(f"toolu_forever_{call}_{n}", "list_files", {"path": "."})
-                                   for n in range(per_call)]) for call in range(1, 61)])
 
-
-def observe_turn_limit(inputs, answers):
-    from nano.testing import NoAsker, reply, scripted_model, text, tool_use
-
+def drive_turn_limit(subject, inputs):
+    t = testing()
     log = []
 
-    def limited(model, **limit):
-        messages = [{"role": "user", "content": "List."}]
-        result = run_loop(messages, NoAsker(), model, log, tools=Fixed("a.txt"), gate=Fixed(True), **limit)
-        return {"status": result.get("value") if isinstance(result.get("value"), str) else None,
-                "raised": result.get("raised", [None])[0], "message": result.get("message"), "calls": model.calls}
+    def limited(replies, **limit):
+        run, _ = run_loop(subject, log, [{"role": "user", "content": "List."}], replies, tools=Fixed("a.txt"),
+                          gate=Fixed(True), **limit)
+        return {key: run[key] for key in ("status", "raised", "message", "calls")}
 
     runs = [{**limited(asks_forever(per_call), max_turns=limit), "limit": limit} for limit, per_call in inputs["limits"]]
     limit = inputs["finishing"]
-    model = scripted_model([reply(tool_use(f"toolu_fin_{i}", "list_files", {"path": "."})) for i in range(limit - 1)]
-                           + [reply(text("Done."))])
-    return {"runs": runs, "default": limited(asks_forever(1)), "finishing": limited(model, max_turns=limit)}
+    replies = [t.reply(t.tool_use(f"toolu_fin_{i}", "list_files", {"path": "."})) for i in range(limit - 1)] + [t.reply(t.text("Done."))]
+    return {"runs": runs, "default": limited(asks_forever(1)), "finishing": limited(replies, max_turns=limit)}
 
 
 def judge_turn_limit(inputs, seen):
@@ -1076,24 +1003,16 @@ def renamed(value, new):
     return json.loads(text)
 
 
-def observe_celsius(inputs, answers):
-    from anthropic.types import Message
-
-    from nano.testing import NoAsker, scripted_model
-    from nano.trace import load_trace
-
-    trace = load_trace()
+def drive_celsius(subject, inputs):
+    trace = driver.given("trace").load_trace()
+    replies = [r.model_dump(mode="json", exclude_none=True) for r in trace.replies]
     outputs = {"read_file": trace.entries[2]["content"][0]["content"], "edit_file": trace.entries[4]["content"][0]["content"]}
     log = []
-    messages = [{"role": "user", "content": trace.request}]
-    answers_given = [a.strip().lower() in ("y", "yes") for a in trace.answers]
-    visible = outcome(run_loop(messages, NoAsker(), scripted_model(trace.replies), log, tools=FromTable(outputs),
-                               gate=Answers(answers_given)), messages)
-    replies = [Message.model_validate(renamed(r.model_dump(mode="json"), inputs["new"])) for r in trace.replies]
-    model = scripted_model(replies)
-    messages = [{"role": "user", "content": trace.request}]
-    hidden = outcome(run_loop(messages, NoAsker(), model, log, tools=FromTable(outputs), gate=Answers([True])),
-                     messages, model)
+    answers = [a.strip().lower() in ("y", "yes") for a in trace.answers]
+    visible, _ = run_loop(subject, log, [{"role": "user", "content": trace.request}], replies,
+                          tools=FromTable(outputs), gate=Answers(answers))
+    hidden, _ = run_loop(subject, log, [{"role": "user", "content": trace.request}], renamed(replies, inputs["new"]),
+                         tools=FromTable(outputs), gate=Answers([True]))
     return {"visible": visible, "hidden": hidden, "entries": trace.entries,
             "expected": renamed(trace.entries, inputs["new"])}
 
@@ -1103,8 +1022,8 @@ def first_difference(got, expected):
     got, expected = listed(got), listed(expected)
     for i in range(max(len(got), len(expected))):
         mine, theirs = at(got, i), at(expected, i)
-        if mine != theirs:
-            return f"messages[{i}] is {json.dumps(mine)[:300]}, expected {json.dumps(theirs)[:300]}"
+        if not equal(mine, theirs):
+            return f"messages[{i}] is {text_of(mine)[:300]}, expected {text_of(theirs)[:300]}"
     return "they are the same"
 
 
@@ -1113,28 +1032,37 @@ def judge_celsius(inputs, seen):
     entries, expected = seen.get("entries"), seen.get("expected")
     if raised(visible, "section 5"):
         yield raised(visible, "section 5")
-    if visible.get("messages") != entries:
+    if not equal(visible.get("messages"), entries):
         yield f"your loop's entries differ from the Celsius trace (section 5): {first_difference(visible.get('messages'), entries)}"
     if visible.get("status") != "done":
         yield f"agent_loop returned {visible.get('status')!r} after the trace, expected 'done' (section 5)"
-    if hidden.get("messages") != expected:
+    if not equal(hidden.get("messages"), expected):
         yield ("on a second trace with new ids and texts, the entries differ (section 5): "
                + first_difference(hidden.get("messages"), expected))
-    elif isinstance(expected, list) and hidden.get("seen") != [expected[:1], expected[:3], expected[:5]]:
+    elif isinstance(expected, list) and not equal(hidden.get("seen"), [expected[:1], expected[:3], expected[:5]]):
         yield "call k of the model must see exactly the entries before it: 1, then 3, then 5 (sections 2 and 4)"
 
 
+def total(judge):
+    """`judge`, reading anything that is not a dict as an empty `seen`."""
+    def judged(inputs, seen):
+        return judge(inputs, seen if isinstance(seen, dict) else {})
+    judged.__name__ = judged.__qualname__ = judge.__name__
+    judged.__doc__ = judge.__doc__
+    return judged
+
+
 BEHAVIOURS = [
-    # First in the check's process: importing the SDK alone can take a loaded machine 15 s.
-    Behaviour("l05_call_model_sends_five_fields", observe_stand_in_client, judge_stand_in_client, timeout=60),
-    Behaviour("l05_call_model_sends_five_fields", observe_five_fields, judge_five_fields, draw_request),
-    Behaviour("l05_call_model_reuses_client", observe_fresh_import, judge_fresh_import),
-    Behaviour("l05_call_model_reuses_client", observe_reuses_client, judge_reuses_client, draw_request),
+    # First: importing the SDK alone, in a fresh subject, can take a loaded machine 15 s.
+    Behaviour("l05_call_model_sends_five_fields", drive_one_call, total(judge_one_call), timeout=60),
+    Behaviour("l05_call_model_sends_five_fields", drive_five_fields, total(judge_five_fields), draw_request),
+    Behaviour("l05_call_model_reuses_client", drive_fresh_import, total(judge_fresh_import)),
+    Behaviour("l05_call_model_reuses_client", drive_reuses_client, total(judge_reuses_client), draw_request),
     question(1, "c", "section 1",
              "unlock question 1: the SDK reads the key when the client is built, and the installed one does not "
              "complain until the first request (section 1, the cell with early and late)"),
-    Behaviour("l05_text_reply_ends", observe_text_reply, judge_text_reply, draw_text_reply),
-    Behaviour("l05_assistant_turn_verbatim", observe_verbatim, judge_verbatim, draw_verbatim),
+    Behaviour("l05_text_reply_ends", drive_text_reply, total(judge_text_reply), draw_text_reply),
+    Behaviour("l05_assistant_turn_verbatim", drive_verbatim, total(judge_verbatim), draw_verbatim),
     question(2, "b", "section 2",
              "unlock question 2: a tool_result must answer a tool_use in the assistant turn just before it; "
              "try the filtered list with check_messages (section 2)"),
@@ -1150,12 +1078,12 @@ BEHAVIOURS = [
     question(6, "b", "section 4",
              "unlock question 6: assigning to a parameter rebinds only the local name; see the add_by_rebinding "
              "cell (section 4)"),
-    Behaviour("l05_results_matched_by_id", observe_by_id, judge_by_id, draw_by_id),
-    Behaviour("l05_tool_error_becomes_result", observe_tool_error, judge_tool_error, draw_tool_error),
-    Behaviour("l05_declined_tool_never_runs", observe_declined, judge_declined, draw_declined),
-    Behaviour("l05_ungated_tools_skip_gate", observe_ungated, judge_ungated),
-    Behaviour("l05_one_user_message_for_all_results", observe_one_message, judge_one_message, draw_tag),
-    Behaviour("l05_callers_list_mutated", observe_callers_list, judge_callers_list),
-    Behaviour("l05_turn_limit", observe_turn_limit, judge_turn_limit, draw_turn_limit),
-    Behaviour("l05_celsius_trace_matches", observe_celsius, judge_celsius, draw_celsius),
+    Behaviour("l05_results_matched_by_id", drive_by_id, total(judge_by_id), draw_by_id),
+    Behaviour("l05_tool_error_becomes_result", drive_tool_error, total(judge_tool_error), draw_tool_error),
+    Behaviour("l05_declined_tool_never_runs", drive_declined, total(judge_declined), draw_declined),
+    Behaviour("l05_ungated_tools_skip_gate", drive_ungated, total(judge_ungated)),
+    Behaviour("l05_one_user_message_for_all_results", drive_one_message, total(judge_one_message), draw_tag),
+    Behaviour("l05_callers_list_mutated", drive_callers_list, total(judge_callers_list)),
+    Behaviour("l05_turn_limit", drive_turn_limit, total(judge_turn_limit), draw_turn_limit),
+    Behaviour("l05_celsius_trace_matches", drive_celsius, total(judge_celsius), draw_celsius),
 ]

@@ -1,21 +1,26 @@
 """Lecture 06's graded behaviours: main, the REPL around agent_loop.
 
-For the length of each session agent_loop is a stand-in that plays one kind of turn (a canned
+For the length of each session agent_loop stands in as a handler here, in the driver: the
+subject swaps nano.loop.agent_loop's code (or, if it cannot, replaces the name in nano.loop and
+nano.repl), so main reaches it however it imports agent_loop. Each call of it arrives here with
+what main passed: the list (the subject's name for it, and what it held), the asker and the
+model (main's own proxies, or something else). The handler plays one kind of turn (a canned
 answer, a failure after a dangling tool_use, Ctrl-C in the middle, the turn limit, one call of
-main's model), installed with nano.testing.stand_in on nano.loop.agent_loop itself, so main
-reaches it however it imports agent_loop; the human is a scripted `Lines`. So only `main` is
-judged. A repaired history is judged by what it holds: exactly the finished turns, in order,
-whichever correct way main repaired it (popping until check_messages(at_rest=True) holds, or
-cutting back to where the failed line began).
+main's model) by appending entries to that very list and returning or raising; a turn that
+asks the gate or calls main's model is answered here, by the scripted human's or the model's
+recorder. The human is a scripted asker of the driver's (EOFError when out of lines). So only
+`main` runs in the subject, and what it did is what reached the driver: the calls of agent_loop,
+the questions, the list it returned (and whether it is the caller's own), what it printed.
 
-A stand-in runs with nano.loop's globals (stand_in swaps the function's code), so it uses
-only builtins, its own locals, and the state `fresh` gives it as keyword defaults.
+A repaired history is judged by what it holds: exactly the finished turns, in order, whichever
+correct way main repaired it (popping until check_messages(at_rest=True) holds, or cutting back
+to where the failed line began). check_messages and explain are the course's given code, run
+here on what was seen (the repository's copy, never the hand-in's).
 """
 
-import types
-
+from autograder.check import driver
 from autograder.check.behaviour import Behaviour
-from autograder.check.kit import attempt, attempt_async
+from autograder.check.driver import Raise, Reply
 
 # Requests a session may type: none is blank, none is "exit", none starts a stand-in's keyword.
 REQUESTS = ["what does convert.py do?", "now add a docstring", "rename tally() to count_votes()",
@@ -24,211 +29,18 @@ REQUESTS = ["what does convert.py do?", "now add a docstring", "rename tally() t
             "add a changelog entry", "which files changed?", "bump the version", "explain pager.py"]
 WORDS = ["It converts temperatures.", "Renamed, and the three call sites updated.", "Two tests fail.",
          "The diff is one line.", "Done: the docstring says what it returns."]
+RUNAWAY = "main kept asking after the input had ended (section 2)"
 
 
-# --- the stand-ins for agent_loop (nano.loop's globals: builtins and locals only) -------------
+class Escaped(Exception):
+    """Driving itself broke: agent_loop could not be stood in (nano.loop could not be imported...)."""
 
-async def canned_turns(messages, ask=None, model=None, *args, _calls=None, **kwargs):
-    """Records each call (the list, its length, its last entry) and appends one text-only answer."""
-    _calls.append({"list": messages, "length": len(messages), "last": messages[-1] if messages else None})
-    messages.append({"role": "assistant", "content": [{"type": "text", "text": f"answer {len(_calls)}"}]})
-    return "done"
-
-
-async def model_turns(messages, ask=None, model=None, *args, _calls=None, **kwargs):
-    """Records the asker and model it was handed, asks the model once and pushes its reply."""
-    _calls.append({"ask": ask, "model": model})
-    answer = await model(messages)
-    messages.append({"role": "assistant", "content": answer.content})
-    return "done"
+    def __init__(self, outcome):
+        super().__init__()
+        self.outcome = outcome if isinstance(outcome, dict) else {}
 
 
-async def failing_turns(messages, ask=None, model=None, *args, **kwargs):
-    """A turn chosen by the line's first word: crash, deep, results and gate fail part-way; others answer."""
-    last = messages[-1] if messages else {}
-    content = last.get("content") if isinstance(last, dict) else None
-    line = content if isinstance(content, str) else " ".join(
-        b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
-    word = (line.split() or [""])[0]
-
-    def use(tool_id, name, tool_input):
-        return {"role": "assistant", "content": [{"type": "text", "text": "On it."},
-                                                 {"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}]}
-
-    def result(tool_id, output):
-        return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_id, "content": output,
-                                             "is_error": False}]}
-
-    if word == "crash":     # a dangling tool_use, then the turn fails
-        messages.append(use("toolu_c" + str(len(messages)), "read_file", {"path": "setup.cfg"}))
-        raise RuntimeError(f"lost the connection during: {line}")
-    if word == "deep":      # a tool answered, a second one dangling, then the turn fails
-        messages.append(use("toolu_d1", "list_files", {"path": "src"}))
-        messages.append(result("toolu_d1", "app.py\nutil.py"))
-        messages.append(use("toolu_d2", "edit_file", {"path": "src/app.py", "old_string": "a", "new_string": "b"}))
-        raise ConnectionResetError("the peer reset the connection")
-    if word == "results":   # the turn fails right after its tool results were pushed
-        messages.append(use("toolu_r1", "bash", {"command": "pytest -q"}))
-        messages.append(result("toolu_r1", "exit code: 1"))
-        raise ValueError("the model's reply could not be read")
-    if word == "gate":      # the gate asks, and input has ended
-        messages.append(use("toolu_g1", "bash", {"command": "rm -rf build/"}))
-        await ask.question("$ rm -rf build/\nAllow bash? [y/n] ")
-        raise AssertionError("this scripted session has no answer for the gate")
-    messages.append({"role": "assistant", "content": [{"type": "text", "text": f"done: {line}"}]})
-    return "done"
-
-
-async def interrupted_turns(messages, ask=None, model=None, *args, **kwargs):
-    """A line starting with "stop" is interrupted by Ctrl-C mid-turn, after a tool_use was pushed."""
-    last = messages[-1] if messages else {}
-    content = last.get("content") if isinstance(last, dict) else None
-    line = content if isinstance(content, str) else " ".join(
-        b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
-    if line.startswith("stop"):
-        messages.append({"role": "assistant", "content": [
-            {"type": "tool_use", "id": "toolu_k1", "name": "bash", "input": {"command": "sleep 600"}}]})
-        raise KeyboardInterrupt
-    messages.append({"role": "assistant", "content": [{"type": "text", "text": f"done: {line}"}]})
-    return "done"
-
-
-async def limited_turns(messages, ask=None, model=None, *args, _rounds=1, **kwargs):
-    """A line starting with "loop" runs `_rounds` tool rounds, then returns "max_turns"; others answer."""
-    last = messages[-1] if messages else {}
-    content = last.get("content") if isinstance(last, dict) else None
-    line = content if isinstance(content, str) else " ".join(
-        b.get("text", "") for b in content or [] if isinstance(b, dict) and b.get("type") == "text")
-    if line.startswith("loop"):
-        for i in range(_rounds):
-            messages.append({"role": "assistant", "content": [
-                {"type": "tool_use", "id": f"toolu_m{i}", "name": "bash", "input": {"command": "pytest -x"}}]})
-            messages.append({"role": "user", "content": [
-                {"type": "tool_result", "tool_use_id": f"toolu_m{i}", "content": "exit code: 1", "is_error": False}]})
-        return "max_turns"
-    messages.append({"role": "assistant", "content": [{"type": "text", "text": f"done: {line}"}]})
-    return "done"
-
-
-def fresh(double, **state):
-    """A copy of `double` whose keyword defaults hold `state`: what stand_in gives agent_loop."""
-    copy = types.FunctionType(double.__code__, double.__globals__, double.__name__, double.__defaults__)
-    copy.__kwdefaults__ = {**(double.__kwdefaults__ or {}), **state}
-    return copy
-
-
-# --- the human and the models -----------------------------------------------------------------
-
-class Lines:
-    """A scripted human (a ScriptedAsker: EOFError when out of lines), with a hard stop if main keeps
-    asking after that."""
-
-    def __init__(self, lines):
-        from nano.testing import ScriptedAsker
-
-        self.inner = ScriptedAsker(lines)
-        self.prompts = self.inner.prompts
-
-    async def question(self, prompt):
-        if len(self.prompts) > len(self.inner.answers) + 2:
-            raise SystemExit("main kept asking after the input had ended (section 2)")
-        return await self.inner.question(prompt)
-
-
-class TalkingModel:
-    """A model that always answers with the same words."""
-
-    def __init__(self, words):
-        self.words = words
-
-    async def __call__(self, messages):
-        from nano.testing import reply, text
-
-        return reply(text(self.words))
-
-
-class FailingModel:
-    """A model that raises failures[n] on its n-th call (counting from 1) and answers "answer n" otherwise."""
-
-    def __init__(self, failures):
-        self.failures, self.calls = failures, 0
-
-    async def __call__(self, messages):
-        from nano.testing import reply, text
-
-        self.calls += 1
-        if self.calls in self.failures:
-            raise self.failures[self.calls]
-        return reply(text(f"answer {self.calls}"))
-
-
-def failure(kind, detail):
-    """The exception a failed model call raises, built the way the SDK builds it."""
-    import anthropic
-    try:
-        import httpx2 as http
-    except ImportError:
-        import httpx as http
-    request = http.Request("POST", "https://api.anthropic.com/v1/messages")
-    if kind == "rate_limit":
-        return anthropic.RateLimitError(detail, response=http.Response(429, request=request), body=None)
-    if kind == "not_found":
-        return anthropic.NotFoundError(detail, response=http.Response(404, request=request), body=None)
-    if kind == "connection":
-        return anthropic.APIConnectionError(request=request)
-    return RuntimeError(detail)
-
-
-# --- running main -------------------------------------------------------------------------------
-
-def run_main(double, lines, **kwargs):
-    """main(Lines(lines), **kwargs) with agent_loop standing in as `double`, its output captured.
-
-    Returns what was seen (plain data), the list main returned and the asker, for `is` questions."""
-    import contextlib
-    import io
-    import warnings
-
-    import nano.loop
-    import nano.repl
-    from nano.protocol import check_messages
-    from nano.testing import stand_in
-    from nano.trace import plain as wire
-
-    asker, out, err = Lines(lines), io.StringIO(), io.StringIO()
-    with contextlib.ExitStack() as stack:
-        stack.enter_context(contextlib.redirect_stdout(out))
-        stack.enter_context(contextlib.redirect_stderr(err))
-        stack.enter_context(warnings.catch_warnings())
-        warnings.simplefilter("ignore")
-        stack.enter_context(stand_in(nano.loop.agent_loop, double))
-        outcome = attempt_async(nano.repl.main, asker, **kwargs)
-    log = outcome.get("value")
-    seen = {"prompts": len(asker.prompts), "out": out.getvalue(), "err": err.getvalue(),
-            "is_list": type(log) is list, "log": wire(log) if type(log) is list else repr(log)[:300]}
-    if "raised" in outcome:
-        seen["raised"] = outcome["raised"][0]
-        seen["message"] = str(outcome.get("message"))[:500]
-    elif type(log) is list:
-        rest = attempt(check_messages, log, at_rest=True)
-        seen["rest"] = rest["message"] if "raised" in rest else None
-    return seen, log, asker
-
-
-def session(double, lines, **kwargs):
-    """run_main's observation alone."""
-    return run_main(double, lines, **kwargs)[0]
-
-
-def explained(exc):
-    """"error: " + explain(exc), as main must print it (explain is given in nano/repl.py)."""
-    import nano.repl
-
-    found = attempt(nano.repl.explain, exc)
-    return f"error: {found['value']}" if "value" in found else None
-
-
-# --- judging helpers (plain data in, never raising) ----------------------------------------------
+# --- agent_loop, standing in here -----------------------------------------------------------------
 
 def said(message):
     """What a user or assistant entry says: its string content, or its text blocks joined."""
@@ -241,6 +53,255 @@ def said(message):
         return None
     return " ".join(str(b.get("text", "")) for b in content if isinstance(b, dict) and b.get("type") == "text")
 
+
+def answer(words):
+    return {"role": "assistant", "content": [{"type": "text", "text": words}]}
+
+
+def use(tool_id, name, tool_input, words=None):
+    return {"role": "assistant", "content": ([{"type": "text", "text": words}] if words else [])
+            + [{"type": "tool_use", "id": tool_id, "name": name, "input": tool_input}]}
+
+
+def result(tool_id, output):
+    return {"role": "user", "content": [{"type": "tool_result", "tool_use_id": tool_id, "content": output,
+                                         "is_error": False}]}
+
+
+def pushed(*entries, value="done", throw=None):
+    """The turn's effect: `entries` appended to the list agent_loop got, then `value` or `throw`."""
+    return Reply(value=value, append=tuple((0, entry) for entry in entries), throw=throw)
+
+
+class Loop:
+    """agent_loop standing in: `play(loop, line, call)` gives each call's turn (a Reply). Each call
+    is recorded in `calls`: the subject's name for the list it got (None unless it came as a
+    list, first), its length and what its last entry said, and whether the asker and the model
+    were main's own (`human` and `model`, the recorders behind `ask_ref` and `model_ref`)."""
+
+    def __init__(self, subject, play, human, ask_ref, model=None, model_ref=None):
+        self.subject, self.play = subject, play
+        self.human, self.ask_ref, self.model, self.model_ref = human, ask_ref, model, model_ref
+        self.calls, self.messages = [], None
+
+    def ours(self, index, value, ref):
+        """Whether argument `index` (`value` as it arrived) was the subject's object `ref`."""
+        if ref is None:
+            return False
+        refs = self.subject.refs if isinstance(self.subject.refs, list) else []
+        if index < len(refs):
+            return refs[index] == ref.number
+        return value == ref.wire()
+
+    def __call__(self, messages=None, ask=None, model=None, *args, **kwargs):
+        refs = self.subject.refs if isinstance(self.subject.refs, list) else []
+        listed = isinstance(messages, list)
+        call = {"list": refs[0] if refs and type(refs[0]) is int else None,
+                "length": len(messages) if listed else None,
+                "last": said(messages[-1]) if listed and messages else None,
+                "ask": self.ours(1, ask, self.ask_ref), "model": self.ours(2, model, self.model_ref)}
+        self.calls.append(call)
+        self.messages = messages
+        line = call["last"] if isinstance(call["last"], str) else ""
+        return self.play(self, line, call)
+
+    def asks(self, call, prompt):
+        """The gate asks main's human `prompt`: (True, the answer) or (False, a throw)."""
+        if not call["ask"]:
+            return False, ("EOFError", "agent_loop was not handed main's asker")
+        try:
+            return True, self.human(prompt)
+        except Raise as exc:
+            return False, (exc.kind, exc.message)
+
+    def calls_model(self, call):
+        """Main's model is called once: (True, the reply's content) or (False, a throw)."""
+        if not call["model"] or self.model is None:
+            return False, ("RuntimeError", "agent_loop was not handed main's model")
+        try:
+            got = self.model(self.messages)
+        except Raise as exc:
+            return False, (exc.kind, exc.message)
+        message = got.get("$message") if isinstance(got, dict) else None
+        return True, message.get("content") if isinstance(message, dict) else None
+
+
+def canned_turns(loop, line, call):
+    """One text-only answer, "answer n" for the n-th call."""
+    return pushed(answer(f"answer {len(loop.calls)}"))
+
+
+def model_turns(loop, line, call):
+    """Asks main's model once and pushes its reply."""
+    ok, got = loop.calls_model(call)
+    return pushed({"role": "assistant", "content": got}) if ok else Reply(throw=got)
+
+
+def failing_turns(loop, line, call):
+    """A turn chosen by the line's first word: crash, deep, results and gate fail part-way; others answer."""
+    word = (line.split() or [""])[0]
+    if word == "crash":     # a dangling tool_use, then the turn fails
+        return pushed(use("toolu_c" + str(call["length"]), "read_file", {"path": "setup.cfg"}, "On it."),
+                      throw=("RuntimeError", f"lost the connection during: {line}"))
+    if word == "deep":      # a tool answered, a second one dangling, then the turn fails
+        return pushed(use("toolu_d1", "list_files", {"path": "src"}, "On it."),
+                      result("toolu_d1", "app.py\nutil.py"),
+                      use("toolu_d2", "edit_file", {"path": "src/app.py", "old_string": "a", "new_string": "b"},
+                          "On it."),
+                      throw=("ConnectionResetError", "the peer reset the connection"))
+    if word == "results":   # the turn fails right after its tool results were pushed
+        return pushed(use("toolu_r1", "bash", {"command": "pytest -q"}, "On it."), result("toolu_r1", "exit code: 1"),
+                      throw=("ValueError", "the model's reply could not be read"))
+    if word == "gate":      # the gate asks, and input has ended
+        answered, got = loop.asks(call, "$ rm -rf build/\nAllow bash? [y/n] ")
+        return pushed(use("toolu_g1", "bash", {"command": "rm -rf build/"}, "On it."),
+                      throw=("AssertionError", "this scripted session has no answer for the gate")
+                      if answered else got)
+    return pushed(answer(f"done: {line}"))
+
+
+def interrupted_turns(loop, line, call):
+    """A line starting with "stop" is interrupted by Ctrl-C mid-turn, after a tool_use was pushed."""
+    if line.startswith("stop"):
+        return pushed(use("toolu_k1", "bash", {"command": "sleep 600"}), throw=("KeyboardInterrupt", ""))
+    return pushed(answer(f"done: {line}"))
+
+
+def limited_turns(rounds):
+    """A line starting with "loop" runs `rounds` tool rounds, then returns "max_turns"; others answer."""
+    def play(loop, line, call):
+        if line.startswith("loop"):
+            entries = []
+            for i in range(rounds):
+                entries += [use(f"toolu_m{i}", "bash", {"command": "pytest -x"}), result(f"toolu_m{i}", "exit code: 1")]
+            return pushed(*entries, value="max_turns")
+        return pushed(answer(f"done: {line}"))
+    return play
+
+
+# --- the models -----------------------------------------------------------------------------------
+
+def message(words):
+    """A reply holding one text block, as the API's JSON."""
+    testing = driver.given("testing")
+    return testing.reply(testing.text(words)).model_dump(mode="json", exclude_none=True)
+
+
+KINDS = {"rate_limit": "anthropic.RateLimitError", "not_found": "anthropic.NotFoundError",
+         "connection": "anthropic.APIConnectionError"}
+
+
+class FailingModel:
+    """A model that fails on the calls `failures` names ({n: (kind, detail)}, counting from 1) and
+    answers "answer n" otherwise."""
+
+    def __init__(self, failures):
+        self.failures, self.calls = failures, 0
+
+    def __call__(self, messages=None, *args, **kwargs):
+        self.calls += 1
+        if self.calls in self.failures:
+            kind, detail = self.failures[self.calls]
+            raise Raise(KINDS.get(kind, "RuntimeError"), detail)
+        return {"$message": message(f"answer {self.calls}")}
+
+
+def failure(kind, detail):
+    """The exception the subject raises for a failed model call, built here the same way
+    (subject/harness.py, `exception`)."""
+    import anthropic
+    import httpx
+
+    request = httpx.Request("POST", "https://api.anthropic.com/v1/messages")
+    if kind == "rate_limit":
+        return anthropic.RateLimitError(detail, response=httpx.Response(429, request=request), body=None)
+    if kind == "not_found":
+        return anthropic.NotFoundError(detail, response=httpx.Response(404, request=request), body=None)
+    if kind == "connection":
+        return anthropic.APIConnectionError(request=request)
+    return RuntimeError(detail)
+
+
+def explained(exc):
+    """"error: " + explain(exc), as main must print it (explain is given: the course's own)."""
+    try:
+        return f"error: {driver.given('repl').explain(exc)}"
+    except Exception:
+        return None
+
+
+def at_rest(log):
+    """check_messages(log, at_rest=True)'s complaint, or None (the course's own check_messages)."""
+    try:
+        driver.given("protocol").check_messages(log, at_rest=True)
+    except Exception as exc:
+        return str(exc)[:500] or type(exc).__name__
+    return None
+
+
+# --- running main -------------------------------------------------------------------------------
+
+def run_main(subject, play, lines, messages=None, model=None):
+    """main(the human, [messages=the list `messages`], [model=`model`'s proxy]) with agent_loop
+    standing in as `play`, its output captured. `model`: (its recorder, its Ref) or None.
+
+    Returns what was seen, plain data: what main returned ("log"; "ref", the subject's name for it
+    if it has one), what it printed, how many questions it asked, the calls of agent_loop, and,
+    when a list was passed, what it holds afterwards ("mine") and whether main returned it."""
+    human, ask_ref = driver.asker(subject, lines)
+    recorder, model_ref = model if model is not None else (None, None)
+    loop = Loop(subject, play, human, ask_ref, recorder, model_ref)
+    stood = subject.stand("nano.loop.agent_loop", loop, also=["nano.repl"])
+    if not isinstance(stood, dict) or "raised" in stood:
+        raise Escaped(stood)
+    kwargs = {}
+    mine = None if messages is None else subject.make(list(messages))
+    if mine is not None:
+        kwargs["messages"] = mine
+    if model_ref is not None:
+        kwargs["model"] = model_ref
+    outcome = subject.call("nano.repl.main", ask_ref, capture=True, **kwargs)
+    log = outcome.get("value")
+    is_list = outcome.get("type") == "list" and isinstance(log, list)
+    ref = outcome.get("ref")
+    seen = {"prompts": len(human.prompts), "out": text(outcome.get("stdout")), "err": text(outcome.get("stderr")),
+            "is_list": is_list, "log": log if is_list else repr(log)[:300],
+            "ref": ref if type(ref) is int else None, "calls": len(loop.calls), "turns": loop.calls}
+    if "raised" in outcome:
+        names = outcome.get("raised")
+        seen["raised"] = str(names[0]) if isinstance(names, list) and names else str(names)
+        seen["message"] = text(outcome.get("message"))[:500]
+    elif is_list:
+        seen["rest"] = at_rest(log)
+    # Which calls of agent_loop got the one list: the caller's, or else the one main returned.
+    same = mine.number if mine is not None else seen["ref"]
+    seen["same"] = [same is not None and call["list"] == same for call in loop.calls]
+    if mine is not None:
+        after = subject.read(mine)
+        seen["mine"] = after.get("value") if isinstance(after, dict) else None
+        seen["is_mine"] = seen["ref"] == mine.number
+    return seen
+
+
+def text(value):
+    return value if isinstance(value, str) else ""
+
+
+def drive_guarded(drive):
+    """`drive`, reporting what broke driving itself as {"escaped", "message"} (judged by `escaped`)."""
+    def guarded(subject, inputs):
+        try:
+            return drive(subject, inputs)
+        except Escaped as exc:
+            names = exc.outcome.get("raised")
+            return {"escaped": str(names[0]) if isinstance(names, list) and names else "an error",
+                    "message": text(exc.outcome.get("message"))[:500]}
+    guarded.__name__ = drive.__name__
+    guarded.__doc__ = drive.__doc__
+    return guarded
+
+
+# --- judging helpers (plain data in, never raising) ----------------------------------------------
 
 def users(log):
     if not isinstance(log, list):
@@ -277,10 +338,17 @@ def part(seen, key):
     return value if isinstance(value, dict) else {}
 
 
+def ran_away(*runs):
+    """RUNAWAY if main, in any of `runs`, was stopped for asking again and again after the input ended."""
+    return RUNAWAY if any(isinstance(run, dict) and run.get("raised") == "Runaway" for run in runs) else None
+
+
 def ran(run, section, what="main"):
     """The failure for a session that did not end normally, or None."""
     if not isinstance(run, dict):
         return f"{what} could not be run at all (section {section})"
+    if ran_away(run):
+        return RUNAWAY
     if "raised" in run:
         return f"{what} raised {run.get('raised')}: {run.get('message')} (section {section})"
     if run.get("is_list") is not True or not isinstance(run.get("log"), list):
@@ -312,28 +380,35 @@ def draw_history(rng):
     return {"mine": picked[:3], "earlier_line": picked[3], "first": picked[4:6], "second": picked[6:]}
 
 
-def observe_history(inputs, answers):
-    seen = {}
-    calls = []
-    run, log, _ = run_main(fresh(canned_turns, _calls=calls), ["what does convert.py do?", "now add a docstring"])
-    seen["visible"] = {**run, "same": [c["list"] is log for c in calls]}
+def held(run):
+    """The caller's list afterwards (a list, or None)."""
+    mine = run.get("mine")
+    return mine if isinstance(mine, list) else None
 
-    mine, calls = [], []
-    run, log, _ = run_main(fresh(canned_turns, _calls=calls), inputs["mine"], messages=mine)
-    seen["mine"] = {**run, "is_mine": log is mine, "users": users(mine),
-                    "length": len(mine), "lengths": [c["length"] for c in calls],
-                    "same": [c["list"] is mine for c in calls], "last": [said(c["last"]) for c in calls]}
+
+@drive_guarded
+def drive_history(subject, inputs):
+    seen = {}
+    run = run_main(subject, canned_turns, ["what does convert.py do?", "now add a docstring"])
+    seen["visible"] = run
+
+    run = run_main(subject, canned_turns, inputs["mine"], messages=[])
+    mine = held(run)
+    seen["mine"] = {**run, "users": users(mine), "length": len(mine) if mine is not None else None,
+                    "lengths": [c["length"] for c in run["turns"]], "last": [c["last"] for c in run["turns"]]}
 
     earlier = [{"role": "user", "content": "hello nano"},
                {"role": "assistant", "content": [{"type": "text", "text": "Hello! What shall we work on?"}]}]
-    before, calls = [dict(m) for m in earlier], []
-    run, log, _ = run_main(fresh(canned_turns, _calls=calls), [inputs["earlier_line"]], messages=earlier)
-    seen["earlier"] = {**run, "is_mine": log is earlier, "kept": earlier[:2] == before, "length": len(earlier),
-                       "lengths": [c["length"] for c in calls]}
+    run = run_main(subject, canned_turns, [inputs["earlier_line"]], messages=earlier)
+    mine = held(run)
+    seen["earlier"] = {**run, "kept": mine is not None and mine[:2] == earlier,
+                       "length": len(mine) if mine is not None else None,
+                       "lengths": [c["length"] for c in run["turns"]]}
 
-    first, first_log, _ = run_main(fresh(canned_turns, _calls=[]), inputs["first"])
-    second, second_log, _ = run_main(fresh(canned_turns, _calls=[]), inputs["second"])
-    seen["sessions"] = {"first": first, "second": second, "distinct": first_log is not second_log}
+    first = run_main(subject, canned_turns, inputs["first"])
+    second = run_main(subject, canned_turns, inputs["second"])
+    seen["sessions"] = {"first": first, "second": second,
+                        "distinct": first["ref"] is None or first["ref"] != second["ref"]}
     return seen
 
 
@@ -400,14 +475,13 @@ def draw_passes(rng):
     return {"visible_words": rng.choice(WORDS), "lines": rng.sample(REQUESTS, 2), "words": rng.choice(WORDS)}
 
 
-def observe_passes(inputs, answers):
+@drive_guarded
+def drive_passes(subject, inputs):
     seen = {}
     for name, lines, words in [("visible", ["what does convert.py do?"], inputs["visible_words"]),
                                ("hidden", inputs["lines"], inputs["words"])]:
-        calls, model = [], TalkingModel(words)
-        run, _, asker = run_main(fresh(model_turns, _calls=calls), lines, model=model)
-        seen[name] = {**run, "calls": len(calls), "asks": [c["ask"] is asker for c in calls],
-                      "models": [c["model"] is model for c in calls]}
+        run = run_main(subject, model_turns, lines, model=driver.model(subject, [message(words)] * len(lines)))
+        seen[name] = {**run, "asks": [c["ask"] for c in run["turns"]], "models": [c["model"] for c in run["turns"]]}
     return seen
 
 
@@ -417,6 +491,9 @@ def judge_passes(inputs, seen):
         yield problem
         return
     visible, hidden = part(seen, "visible"), part(seen, "hidden")
+    if ran_away(visible, hidden):
+        yield RUNAWAY
+        return
     for run in (visible, hidden):
         if not isinstance(run, dict) or "raised" in run:
             yield f"main raised {run.get('raised') if isinstance(run, dict) else '?'}: " \
@@ -450,18 +527,12 @@ def draw_two(rng):
     return {"lines": rng.sample(REQUESTS, 3)}
 
 
-def canned_session(lines, **kwargs):
-    """A session with the canned stand-in: what was seen, and how many times agent_loop ran."""
-    calls = []
-    run, log, _ = run_main(fresh(canned_turns, _calls=calls), lines, **kwargs)
-    return {**run, "calls": len(calls)}, log
-
-
-def observe_blank(inputs, answers):
+@drive_guarded
+def drive_blank(subject, inputs):
     first, second, visible = inputs["lines"]
-    return {"visible": canned_session(["", visible])[0],
-            "hidden": canned_session(["", "   ", first, "\t", "  \t ", second])[0],
-            "blank": canned_session(["    ", "", "\t"], messages=[])[0]}
+    return {"visible": run_main(subject, canned_turns, ["", visible]),
+            "hidden": run_main(subject, canned_turns, ["", "   ", first, "\t", "  \t ", second]),
+            "blank": run_main(subject, canned_turns, ["    ", "", "\t"], messages=[])}
 
 
 def judge_blank(inputs, seen):
@@ -489,13 +560,14 @@ def judge_blank(inputs, seen):
         yield "a session of blank lines must never call agent_loop nor push anything (section 2)"
 
 
-def observe_exit(inputs, answers):
+@drive_guarded
+def drive_exit(subject, inputs):
     earlier = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "text", "text": "Hello."}]}]
-    first, log = canned_session(["exit", "list the files", "read notes.md"], messages=earlier)
-    return {"visible": canned_session(["read convert.py", "exit", "this line is never read"])[0],
-            "mentions": canned_session(inputs["mentions"] + ["  exit  ", "never read", "nor this"])[0],
-            "first": {**first, "is_mine": log is earlier, "length": len(earlier)},
-            "blank_then_exit": canned_session(["", "exit", "fix it"])[0]}
+    first = run_main(subject, canned_turns, ["exit", "list the files", "read notes.md"], messages=earlier)
+    return {"visible": run_main(subject, canned_turns, ["read convert.py", "exit", "this line is never read"]),
+            "mentions": run_main(subject, canned_turns, inputs["mentions"] + ["  exit  ", "never read", "nor this"]),
+            "first": {**first, "length": len(held(first)) if held(first) is not None else None},
+            "blank_then_exit": run_main(subject, canned_turns, ["", "exit", "fix it"])}
 
 
 def judge_exit(inputs, seen):
@@ -527,19 +599,23 @@ def judge_exit(inputs, seen):
         yield "a blank line then 'exit' ends an empty session (section 2)"
 
 
-def observe_end_of_input(inputs, answers):
+@drive_guarded
+def drive_end_of_input(subject, inputs):
     first, second, third = inputs["lines"]
     earlier = [{"role": "user", "content": "hello"}, {"role": "assistant", "content": [{"type": "text", "text": "Hi."}]}]
-    run, log = canned_session([first, "", third], messages=earlier)
-    return {"visible": canned_session(["first request", "second request"])[0],
-            "empty": canned_session([])[0],
-            "earlier": {**run, "is_mine": log is earlier, "length": len(earlier)}}
+    run = run_main(subject, canned_turns, [first, "", third], messages=earlier)
+    return {"visible": run_main(subject, canned_turns, ["first request", "second request"]),
+            "empty": run_main(subject, canned_turns, []),
+            "earlier": {**run, "length": len(held(run)) if held(run) is not None else None}}
 
 
 def judge_end_of_input(inputs, seen):
     problem = escaped(seen)
     if problem:
         yield problem
+        return
+    if ran_away(seen.get("visible"), seen.get("empty"), seen.get("earlier")):
+        yield RUNAWAY
         return
     for run in (seen.get("visible"), seen.get("empty"), seen.get("earlier")):
         if isinstance(run, dict) and "raised" in run:
@@ -579,12 +655,12 @@ DANGLING = [("visible", [], ["ok first", "crash now", "ok third"]),
             ("first", [], ["crash at once", "ok second"])]
 
 
-def observe_dangling(inputs, answers):
+@drive_guarded
+def drive_dangling(subject, inputs):
     seen = {}
     for name, earlier, lines in inputs["sessions"]:
-        mine = [dict(m) for m in earlier] if earlier else None
-        run, log, _ = run_main(failing_turns, lines, **({"messages": mine} if mine is not None else {}))
-        seen[name] = {**run, "is_mine": mine is None or log is mine}
+        run = run_main(subject, failing_turns, lines, messages=earlier or None)
+        seen[name] = {**run, "is_mine": not earlier or run.get("is_mine")}
     return seen
 
 
@@ -599,6 +675,9 @@ def judge_dangling(inputs, seen):
         return
     for name, earlier, lines in inputs["sessions"]:
         run = part(seen, name)
+        if ran_away(run):
+            yield RUNAWAY
+            return
         if isinstance(run, dict) and "raised" in run:
             yield f"a failed turn must not end main, but it raised {run.get('raised')}: {run.get('message')} (section 3)"
             return
@@ -624,9 +703,10 @@ def judge_dangling(inputs, seen):
             yield "an EOFError inside a turn must be reported on a line 'error: ...' (section 3)"
 
 
-def observe_ctrl_c(inputs, answers):
-    return {"visible": session(interrupted_turns, inputs["visible"]),
-            "twice": session(interrupted_turns, inputs["twice"]),
+@drive_guarded
+def drive_ctrl_c(subject, inputs):
+    return {"visible": run_main(subject, interrupted_turns, inputs["visible"]),
+            "twice": run_main(subject, interrupted_turns, inputs["twice"]),
             "expected": explained(KeyboardInterrupt())}
 
 
@@ -636,6 +716,9 @@ def judge_ctrl_c(inputs, seen):
         yield problem
         return
     visible, twice = part(seen, "visible"), part(seen, "twice")
+    if ran_away(visible, twice):
+        yield RUNAWAY
+        return
     for run in (visible, twice):
         if isinstance(run, dict) and "raised" in run:
             yield f"main raised {run.get('raised')}: {run.get('message')} (Ctrl-C during a turn must end " \
@@ -665,13 +748,12 @@ def judge_ctrl_c(inputs, seen):
 
 # --- section 4: the turn limit ---------------------------------------------------------------------
 
-def observe_turn_limit(inputs, answers):
+@drive_guarded
+def drive_turn_limit(subject, inputs):
     seen = {}
     for name, rounds, earlier, lines in inputs["sessions"]:
-        mine = [dict(m) for m in earlier] if earlier else None
-        run, log, _ = run_main(fresh(limited_turns, _rounds=rounds), lines,
-                            **({"messages": mine} if mine is not None else {}))
-        seen[name] = {**run, "is_mine": mine is None or log is mine}
+        run = run_main(subject, limited_turns(rounds), lines, messages=earlier or None)
+        seen[name] = {**run, "is_mine": not earlier or run.get("is_mine")}
     return seen
 
 
@@ -717,13 +799,14 @@ MODEL_ERRORS = [
 ]
 
 
-def observe_model_error(inputs, answers):
+@drive_guarded
+def drive_model_error(subject, inputs):
     cases = []
     for lines, failures in inputs["cases"]:
-        raised = {n: failure(kind, detail) for n, kind, detail in failures}
-        model = FailingModel(raised)
-        run = session(fresh(model_turns, _calls=[]), lines, model=model)
-        cases.append({**run, "calls": model.calls, "expected": [explained(raised[n]) for n, _, _ in failures]})
+        model = FailingModel({n: (kind, detail) for n, kind, detail in failures})
+        run = run_main(subject, model_turns, lines, model=(model, subject.proxy("model", model)))
+        cases.append({**run, "calls": model.calls,
+                      "expected": [explained(failure(kind, detail)) for _, kind, detail in failures]})
     return {"cases": cases}
 
 
@@ -739,6 +822,9 @@ def judge_model_error(inputs, seen):
     for n, (run, (lines, failures)) in enumerate(zip(cases, inputs["cases"])):
         if not isinstance(run, dict):
             yield "main could not be run (section 5)"
+            return
+        if ran_away(run):
+            yield RUNAWAY
             return
         if "raised" in run:
             yield f"a model error must not end main, but it raised {run.get('raised')}: {run.get('message')} (section 5)"
@@ -783,23 +869,23 @@ def judge_model_error(inputs, seen):
 
 BEHAVIOURS = [
     # First: it pays for importing nano.loop, and with it the SDK.
-    Behaviour("l06_one_history_across_lines", observe_history, judge_history, draw=draw_history, timeout=60),
-    Behaviour("l06_passes_ask_and_model", observe_passes, judge_passes, draw=draw_passes),
-    Behaviour("l06_blank_lines_skipped", observe_blank, judge_blank, draw=draw_two),
-    Behaviour("l06_exit_stops", observe_exit, judge_exit,
+    Behaviour("l06_one_history_across_lines", drive_history, judge_history, draw=draw_history, timeout=60),
+    Behaviour("l06_passes_ask_and_model", drive_passes, judge_passes, draw=draw_passes),
+    Behaviour("l06_blank_lines_skipped", drive_blank, judge_blank, draw=draw_two),
+    Behaviour("l06_exit_stops", drive_exit, judge_exit,
               given={"mentions": ["make the script exit with code 3 on bad input", "exit the loop early in scan.py"]}),
-    Behaviour("l06_end_of_input_stops", observe_end_of_input, judge_end_of_input, draw=draw_two),
-    Behaviour("l06_dangling_tool_use_repaired", observe_dangling, judge_dangling,
+    Behaviour("l06_end_of_input_stops", drive_end_of_input, judge_end_of_input, draw=draw_two),
+    Behaviour("l06_dangling_tool_use_repaired", drive_dangling, judge_dangling,
               given={"sessions": [list(s) for s in DANGLING]}),
-    Behaviour("l06_ctrl_c_during_a_turn", observe_ctrl_c, judge_ctrl_c,
+    Behaviour("l06_ctrl_c_during_a_turn", drive_ctrl_c, judge_ctrl_c,
               given={"visible": ["list the files", "stop that sleep", "read notes.md"],
                      "twice": ["stop before anything", "stop again", "count the tests"]}),
-    Behaviour("l06_turn_limit_repaired", observe_turn_limit, judge_turn_limit,
+    Behaviour("l06_turn_limit_repaired", drive_turn_limit, judge_turn_limit,
               given={"sessions": [
                   ["visible", 1, [], ["loop until the tests pass", "something small"]],
                   ["earlier", 4, [{"role": "user", "content": "hi"},
                                   {"role": "assistant", "content": [{"type": "text", "text": "Hello."}]}],
                    ["read the README", "loop over every file", "summarise it"]],
                   ["only_loops", 3, [], ["loop a", "loop b"]]]}),
-    Behaviour("l06_model_error_reported", observe_model_error, judge_model_error, given={"cases": MODEL_ERRORS}),
+    Behaviour("l06_model_error_reported", drive_model_error, judge_model_error, given={"cases": MODEL_ERRORS}),
 ]

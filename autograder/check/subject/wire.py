@@ -1,0 +1,297 @@
+"""The one channel between the check's driver (the grader's side) and its subject (the process
+that imports a hand-in's `nano`): the messages that may cross it, and how they are framed.
+
+The driver asks, the subject answers. Every request (Call, Read, Stand, ...) gets one Result
+with its id. While a request runs, student code may call a double or a proxy the driver put in
+the subject: that sends an Invoke, and the driver answers it with an Answer before the request
+goes on. Nothing else crosses.
+
+A frame is a 4-byte big-endian length, then that many bytes of UTF-8 JSON: one message, as
+{"$type": "Call", field: value, ...}. The driver reads the subject's frames with `Reader`, which
+holds at most one frame in memory and refuses one larger than its bound, so whatever the
+subject writes (it is student code's process) costs the grader a bounded amount.
+
+Values in messages are plain JSON. Where the driver means an object that lives in the subject,
+a value is {"$ref": n}; {"$message": {...}} asks the subject to build an
+`anthropic.types.Message` from that JSON. The subject marks what is not plain JSON as
+{"__unplain__": "module.Class"}.
+
+Both sides use this file: the driver imports it as `autograder.check.subject.wire`; the subject
+runs `harness.py` with a copy of this file beside it and imports nothing else of autograder.
+"""
+
+import json
+import os
+import select
+import struct
+import time
+from dataclasses import asdict, dataclass, field, fields
+
+HEADER = struct.Struct(">I")
+DEPTH = 60  # nesting a value from the subject may have; deeper parts become a marker
+
+
+# --- requests: driver -> subject --------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Call:
+    """Call `target` (a dotted name, "nano.tools.read_file", or "$n.method") with these
+    arguments; a coroutine runs to its end on the subject's event loop. `capture`: keep what it
+    printed. `keep`: remember what it returned, so that later requests can name it ("$n")."""
+    id: int
+    target: str
+    args: list = field(default_factory=list)
+    kwargs: dict = field(default_factory=dict)
+    capture: bool = False
+    keep: bool = False
+
+
+@dataclass(frozen=True)
+class Read:
+    """The value at `target` ("nano.tools.BASH_TIMEOUT", "$n"), as plain data."""
+    id: int
+    target: str
+
+
+@dataclass(frozen=True)
+class Make:
+    """Make `value` an object of the subject's (a list, a dict...) and name it: Result's "ref"."""
+    id: int
+    value: object
+
+
+@dataclass(frozen=True)
+class Set:
+    """Set the attribute `target` to `value` until the next Reset."""
+    id: int
+    target: str
+    value: object
+
+
+@dataclass(frozen=True)
+class Stand:
+    """Until the next Reset, every call of the function at `target` calls the driver's
+    `handler` instead (an Invoke), however the code under test reaches the function. `also`:
+    modules whose own name for it must be replaced too, where it is not the same object."""
+    id: int
+    target: str
+    handler: str
+    also: list = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Proxy:
+    """Make an object whose calls are the driver's `handler` (Invokes), and name it. `kind`:
+    "sync" or "async" (a callable), "asker" (an object with `async question(prompt)`), "model"
+    (`async model(messages)`, returning the Message the driver answers with)."""
+    id: int
+    kind: str
+    handler: str
+
+
+@dataclass(frozen=True)
+class Environ:
+    """Set these environment variables (None: remove it) until the next Reset."""
+    id: int
+    values: dict
+
+
+@dataclass(frozen=True)
+class Chdir:
+    id: int
+    path: str
+
+
+@dataclass(frozen=True)
+class Relay:
+    """Listen on the subject's loopback and carry each connection to the unix socket `socket`
+    (the driver's Messages API server); Result's value is the URL to give the SDK."""
+    id: int
+    socket: str
+
+
+@dataclass(frozen=True)
+class Answers:
+    """Run the student's answer cells `sources` ({grade_id: source}, in order); the value of
+    each of `names` they leave ({"missing": True} where none)."""
+    id: int
+    sources: dict
+    names: list
+
+
+@dataclass(frozen=True)
+class Fresh:
+    """Load a new copy of `module`'s file as a module named `name` (what importing it does
+    now), and name it."""
+    id: int
+    module: str
+    name: str
+
+
+@dataclass(frozen=True)
+class Reset:
+    """Undo every Set, Stand, Environ and Chdir, close the event loop, forget the names."""
+    id: int
+
+
+# --- answers: subject -> driver ---------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Result:
+    """What a request gave. `outcome` is {"value", "type"} (and "ref" when it is named), or
+    {"raised": [class names, most derived first], "message"}; with "stdout" and "stderr"
+    for a Call that captured them."""
+    id: int
+    outcome: dict
+
+
+@dataclass(frozen=True)
+class Invoke:
+    """Student code called the double or proxy `handler`. A double's arguments come bound to the
+    signature of the function it stands in for: those that can be positional are, in order,
+    however the caller passed them. `refs[i]` names args[i] when it is an object the subject
+    knows by a name (a list it was given, a proxy), else None; `kwrefs` the same for kwargs."""
+    id: int
+    handler: str
+    args: list
+    kwargs: dict
+    refs: list
+    kwrefs: dict = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """The driver's answer to an Invoke: first append each [i, value] of `append` to the list
+    that was args[i] (or kwargs[i], for a name), then raise `throw` ([class name, message]) or
+    return `value`."""
+    id: int
+    value: object = None
+    append: list = field(default_factory=list)
+    throw: list | None = None
+
+
+MESSAGES = {cls.__name__: cls for cls in (Call, Read, Make, Set, Stand, Proxy, Environ, Chdir, Relay,
+                                          Answers, Fresh, Reset, Result, Invoke, Answer)}
+FROM_SUBJECT = (Result, Invoke)
+
+
+class ProtocolError(Exception):
+    """The other side sent something that is not a message of this protocol, or too much."""
+
+
+def encode(message) -> bytes:
+    data = json.dumps({"$type": type(message).__name__, **asdict(message)}, ensure_ascii=False,
+                      separators=(",", ":")).encode("utf-8", "surrogatepass")
+    return HEADER.pack(len(data)) + data
+
+
+def decode(data: bytes, allowed=tuple(MESSAGES.values())):
+    """The message in one frame's bytes; ProtocolError for anything else."""
+    try:
+        raw = json.loads(data.decode("utf-8", "surrogatepass"), parse_constant=str, parse_int=_integer)
+    except (ValueError, RecursionError, UnicodeDecodeError, MemoryError) as exc:
+        raise ProtocolError(f"a frame is not JSON: {type(exc).__name__}") from None
+    cls = MESSAGES.get(raw.get("$type")) if isinstance(raw, dict) else None
+    if cls is None or cls not in allowed:
+        raise ProtocolError("a frame is not a message this side accepts")
+    names = {f.name for f in fields(cls)}
+    given = {k: v for k, v in raw.items() if k in names}
+    if not isinstance(given.get("id"), int) or isinstance(given.get("id"), bool):
+        raise ProtocolError(f"a {cls.__name__} without an id")
+    try:
+        message = cls(**given)
+    except TypeError:
+        raise ProtocolError(f"a {cls.__name__} with missing fields") from None
+    return _checked(message)
+
+
+def _integer(digits: str):
+    """A JSON integer; one too long for Python's int() (4,300 digits) becomes a marker."""
+    return int(digits) if len(digits) <= 4000 else {"__unplain__": f"an int of {len(digits)} digits"}
+
+
+_SHAPES = {"args": list, "kwargs": dict, "refs": list, "kwrefs": dict, "outcome": dict, "handler": str,
+           "append": list}
+
+
+def _checked(message):
+    """The message with its fields of the right JSON type and its values plain (see `clean`)."""
+    changes = {}
+    for f in fields(message):
+        value = getattr(message, f.name)
+        shape = _SHAPES.get(f.name)
+        if shape is not None and not isinstance(value, shape):
+            raise ProtocolError(f"{type(message).__name__}.{f.name} is not a {shape.__name__}")
+        changes[f.name] = clean(value)
+    return type(message)(**changes)
+
+
+def clean(value, depth: int = 0):
+    """`value` (parsed JSON) with each string free of lone surrogates and nothing nested deeper
+    than DEPTH: what the grader's side may keep, compare and write to a page."""
+    if depth > DEPTH:
+        return {"__unplain__": "nested too deep"}
+    if isinstance(value, str):
+        return value.encode("utf-8", "replace").decode("utf-8") if not value.isascii() else value
+    if isinstance(value, list):
+        return [clean(v, depth + 1) for v in value]
+    if isinstance(value, dict):
+        return {clean(k, depth + 1): clean(v, depth + 1) for k, v in value.items()}
+    return value
+
+
+class Reader:
+    """Reads frames from a pipe, never holding more than one frame of at most `limit` bytes, and
+    counting what it has read against `budget` bytes (ProtocolError past either)."""
+
+    def __init__(self, fd: int, limit: int, budget: float = float("inf")):
+        self.fd, self.limit, self.budget = fd, limit, budget
+        self.buffer = bytearray()
+        self.total = 0
+
+    def read(self, deadline: float | None = None, allowed=FROM_SUBJECT):
+        """The next message; None at the end of the stream or when `deadline` (monotonic) passes
+        first; ProtocolError for a frame too large or not a message."""
+        size = None
+        while True:
+            if size is None and len(self.buffer) >= HEADER.size:
+                (size,) = HEADER.unpack(self.buffer[:HEADER.size])
+                if size > self.limit:
+                    raise ProtocolError(f"a frame of {size} bytes, over the bound of {self.limit}")
+            if size is not None and len(self.buffer) >= HEADER.size + size:
+                data = bytes(self.buffer[HEADER.size:HEADER.size + size])
+                del self.buffer[:HEADER.size + size]
+                return decode(data, allowed)
+            wait = None if deadline is None else deadline - time.monotonic()
+            if wait is not None and wait <= 0:
+                return None
+            ready, _, _ = select.select([self.fd], [], [], wait)
+            if not ready:
+                return None
+            want = HEADER.size - len(self.buffer) if size is None else HEADER.size + size - len(self.buffer)
+            chunk = os.read(self.fd, max(1, min(want, 1 << 20)))
+            if not chunk:
+                return None
+            self.total += len(chunk)
+            if self.total > self.budget:
+                raise ProtocolError(f"more than {int(self.budget)} bytes in all")
+            self.buffer += chunk
+
+
+def write(fd: int, message) -> None:
+    data = encode(message)
+    view = memoryview(data)
+    while view:
+        view = view[os.write(fd, view):]
+
+
+def read_blocking(stream) -> object | None:
+    """The subject's side: the next message from the driver (trusted, so unbounded), or None."""
+    header = stream.read(HEADER.size)
+    if len(header) < HEADER.size:
+        return None
+    (size,) = HEADER.unpack(header)
+    data = stream.read(size)
+    if len(data) < size:
+        return None
+    return decode(data)
