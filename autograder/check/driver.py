@@ -579,21 +579,13 @@ class Bridge:
                 continue
             self.sockets += [client, upstream]
             for a, b in ((client, upstream), (upstream, client)):
-                threading.Thread(target=_pump, args=(a, b), daemon=True).start()
+                threading.Thread(target=wire.pump, args=(a, b), daemon=True).start()
 
     def close(self) -> None:
         self.closed.set()
         for sock in [self.listener, *self.sockets]:
             with contextlib.suppress(OSError):
                 sock.close()
-
-
-def _pump(source: socket.socket, sink: socket.socket) -> None:
-    with contextlib.suppress(OSError):
-        while data := source.recv(1 << 16):
-            sink.sendall(data)
-    with contextlib.suppress(OSError):
-        sink.shutdown(socket.SHUT_WR)
 
 
 # ---------------------------------------------------------------------------------------------

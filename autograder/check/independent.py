@@ -195,6 +195,12 @@ def course_behaviours(course: Path, only: Iterable[str] | None = None) -> list[B
     return found
 
 
+def cell_lectures(course: Path) -> dict[str, str]:
+    """grade_id -> the lecture number of the released notebook that holds it."""
+    return {grade_id: number for number, name in lecture_notebooks(course).items()
+            for grade_id in notebooks.points(notebooks.load(course / "release" / release.ASSIGNMENT / name))}
+
+
 def unchecked(course: Path) -> list[str]:
     """The graded cells of the course that no behaviour judges (none in the real course: a test
     sees to it); nbgrader's result on the visible part stands there."""
@@ -248,6 +254,7 @@ def reference(course: Path, seed: str, *, unsafe: bool = False, timeout: int = T
     is listed in "late" (its cells are held for every student: the grader could not confirm it
     works), and `echo` is told in one sentence."""
     items = keyed(course_behaviours(course))
+    lectures = cell_lectures(course)
     files, answers = reference_files(course)
     runs = dict(zip((k for k, _ in items), check_files(course, files, answers, seed, REFERENCE, items, unsafe=unsafe,
                                                       nice=0, timeout=timeout)))
@@ -259,9 +266,9 @@ def reference(course: Path, seed: str, *, unsafe: bool = False, timeout: int = T
         r = runs[key]
         if r.verdict.state in (FAILED, HELD):
             said = r.verdict.message or r.verdict.detail
-            raise GraderError(f"the reference solution fails the graded behaviour {key} of lecture "
-                              f"{b.grade_id[1:3]} ({said}): fix autograder/check/behaviours/l{b.grade_id[1:3]}.py "
-                              "before grading")
+            number = lectures.get(b.grade_id, "?")
+            raise GraderError(f"the reference solution fails the graded behaviour {key} of lecture {number} "
+                              f"({said}): fix autograder/check/behaviours/l{number}.py before grading")
     still = [k for k, _ in items if runs[k].verdict.state == LATE]
     if still and echo is not None:
         echo(f"warning: the reference solution did not finish {', '.join(still)} twice (is the machine "

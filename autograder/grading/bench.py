@@ -68,6 +68,9 @@ def _unsolve_after(work: Path, release_dir: Path, last: str) -> None:
 def fresh_course(course: Path, dest: Path) -> Path:
     """A copy of the built course without any grading done in it: source, release, config,
     gradebook, and the grading seed (so both sides draw the same inputs)."""
+    from autograder.course import grading_seed
+
+    grading_seed(course)  # a course built before there was one gets it now
     dest.mkdir(parents=True)
     for name in ("nbgrader_config.py", "gradebook.db", "grading_seed"):
         shutil.copy2(course / name, dest / name)

@@ -52,7 +52,7 @@ def cases():
 def test_the_judge_never_raises_whatever_it_is_shown(b):
     keys = literals(inspect.getmodule(b.judge))
 
-    @settings(max_examples=40, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+    @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), database=None)
     @given(seed=st.integers(0, 2**32), seen=st.dictionaries(st.sampled_from(keys), observations(keys), max_size=10))
     def judged(seed, seen):
         inputs = b.inputs(random.Random(seed))

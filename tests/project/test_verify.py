@@ -251,3 +251,18 @@ def test_attacks_from_the_kernel_earn_nothing_and_hurt_no_one(course, graded_cla
     [lecture_01] = release_dir.glob("01-*.ipynb")
     warmup = notebooks.points(notebooks.load(lecture_01))["l01_warmup_returns_61001"]
     assert fooled.scores["01"] == pytest.approx(full["01"] - warmup), fooled
+
+
+def test_a_students_subject_runs_below_the_graders_cpu_priority_and_the_references_does_not(tmp_path):
+    """CPU a hand-in burns slows other hand-ins, never the reference the check confirms itself
+    with (and the grader's own processes)."""
+    from autograder.check.driver import Subject
+
+    workspace = hostile_workspace(tmp_path)
+    for nice, expected in ((None, 10), (0, 0)):
+        subject = Subject(workspace, nice=nice)
+        try:
+            with subject.item(10):
+                assert subject.call("os.nice", 0)["value"] == expected
+        finally:
+            subject.close()

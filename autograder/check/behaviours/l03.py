@@ -498,9 +498,9 @@ def draw_children(rng):
     # The background children let go of bash's pipes, and the shell becomes its last sleep: so
     # a bash that kills only the shell returns at once, while the children still run.
     return {"tags": tags,
-            "visible": f"(sleep 2.{tags[0]}; touch late.txt) >/dev/null 2>&1 & exec sleep 4.{tags[1]}",
-            "hidden": f"echo started > started.txt; sh -c 'exec sleep 4.{tags[2]}' >/dev/null 2>&1 & "
-                      f"exec sleep 4.{tags[3]}"}
+            "visible": f"(sleep 2.{tags[0]}; touch late.txt) >/dev/null 2>&1 & exec sleep 6.{tags[1]}",
+            "hidden": f"echo started > started.txt; sh -c 'exec sleep 6.{tags[2]}' >/dev/null 2>&1 & "
+                      f"exec sleep 6.{tags[3]}"}
 
 
 def drive_children(subject, inputs):
@@ -532,7 +532,7 @@ def judge_children(inputs, seen):
             return
     for key in ("visible", "hidden"):
         took = seen.get(f"{key}_seconds")
-        if type(took) not in (int, float) or took >= 3:
+        if type(took) not in (int, float) or took >= 5:
             yield (f"with BASH_TIMEOUT = 1, bash must stop the command after a second, not wait for it to end; it "
                    f"took {took if type(took) not in (int, float) else round(took, 1)} s (section 6)")
             return

@@ -472,13 +472,6 @@ def relay(path: str) -> str:
     """Serve on this sandbox's loopback, carrying each connection to the unix socket at `path`."""
     listener = socket.create_server(("127.0.0.1", 0))
 
-    def pump(source: socket.socket, sink: socket.socket) -> None:
-        with contextlib.suppress(OSError):
-            while data := source.recv(1 << 16):
-                sink.sendall(data)
-        with contextlib.suppress(OSError):
-            sink.shutdown(socket.SHUT_WR)
-
     def accept() -> None:
         while True:
             client, _ = listener.accept()
@@ -489,7 +482,7 @@ def relay(path: str) -> str:
                 client.close()
                 continue
             for a, b in ((client, upstream), (upstream, client)):
-                threading.Thread(target=pump, args=(a, b), daemon=True).start()
+                threading.Thread(target=wire.pump, args=(a, b), daemon=True).start()
 
     threading.Thread(target=accept, name="relay", daemon=True).start()
     return f"http://127.0.0.1:{listener.getsockname()[1]}"

@@ -20,9 +20,11 @@ Both sides use this file: the driver imports it as `autograder.check.subject.wir
 runs `harness.py` with a copy of this file beside it and imports nothing else of autograder.
 """
 
+import contextlib
 import json
 import os
 import select
+import socket
 import struct
 import time
 from dataclasses import asdict, dataclass, field, fields
@@ -295,3 +297,13 @@ def read_blocking(stream) -> object | None:
     if len(data) < size:
         return None
     return decode(data)
+
+
+def pump(source: socket.socket, sink: socket.socket) -> None:
+    """Carry one direction of a connection of the Messages API relay, which both sides run: the
+    subject between the SDK and the sandbox's edge, the driver between that edge and its server."""
+    with contextlib.suppress(OSError):
+        while data := source.recv(1 << 16):
+            sink.sendall(data)
+    with contextlib.suppress(OSError):
+        sink.shutdown(socket.SHUT_WR)
