@@ -409,8 +409,10 @@ class Subject:
 
 
 def running(tag: str) -> list[int]:
-    """The processes of this machine still running (not zombies) whose command line holds `tag`,
-    read from /proc here, outside any sandbox."""
+    """The processes of this machine still running whose command line holds `tag`, read from
+    /proc here, outside any sandbox. Zombies do not count, nor does a process already sent a
+    signal that ends it (one it neither blocks, ignores nor catches): on a loaded machine a killed process at nice 10 can take a while to be
+    scheduled and die, and it is as good as dead."""
     found = []
     needle = tag.encode()
     for entry in os.listdir("/proc"):
@@ -419,13 +421,21 @@ def running(tag: str) -> list[int]:
         try:
             with open(f"/proc/{entry}/cmdline", "rb") as f:
                 line = f.read(8192)
-            with open(f"/proc/{entry}/stat", "rb") as f:
-                state = f.read(4096).rsplit(b")", 1)[1].split()[0]
-        except (OSError, IndexError):
+            if needle not in line:
+                continue
+            with open(f"/proc/{entry}/status", "rb") as f:
+                status = dict(row.split(b":", 1) for row in f.read(16384).splitlines() if b":" in row)
+            state = status[b"State"].split()[0]
+            masks = {k: int(status[k].strip(), 16) for k in (b"SigPnd", b"ShdPnd", b"SigBlk", b"SigIgn", b"SigCgt")}
+        except (OSError, KeyError, IndexError, ValueError):
             continue
-        if needle in line and state not in (b"Z", b"X"):
+        pending = (masks[b"SigPnd"] | masks[b"ShdPnd"]) & ~(masks[b"SigBlk"] | masks[b"SigIgn"] | masks[b"SigCgt"])
+        if state not in (b"Z", b"X") and not pending & _ENDING:
             found.append(int(entry))
     return found
+
+
+_ENDING = sum(1 << (s - 1) for s in (signal.SIGKILL, signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT))
 
 
 def _target(target: str | Ref) -> str:

@@ -32,7 +32,7 @@ from autograder.check import independent
 from autograder.grading import feedback, grade, records
 from tests.project.one_class import function_bodies, replace_solution
 
-pytestmark = pytest.mark.slow
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("unforgeable")]  # one worker grades the class
 PAYLOADS = Path(__file__).parent / "payloads"
 TIMEOUT = 20
 CAP_MB = 400  # the grading process's peak memory while a hand-in floods its channel
