@@ -36,6 +36,10 @@ class Behaviour:
     given: dict = field(default_factory=dict)       # fixed inputs, added to what draw picks
     answers: tuple[str, ...] = ()                   # answer cells (grade_ids) drive may read
     timeout: int | None = None                      # seconds, if longer than the check's default
+    timed: bool = False                             # its judge reads the driver's clock: a failure
+    #                                                 is driven once more, and stands only if the
+    #                                                 second fails too (a stalled machine is not
+    #                                                 the student's fault)
 
     def inputs(self, rng: random.Random) -> dict:
         return {**self.draw(rng), **self.given}

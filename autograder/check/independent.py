@@ -113,7 +113,15 @@ def run(workspace: Path, items: list[tuple[str, Behaviour]], seed: str, student:
 
 
 def one(subject: Subject, b: Behaviour, key: str, inputs: dict, seconds: float) -> Run:
-    """Drive and judge one behaviour in `subject`, within `seconds`."""
+    """Drive and judge one behaviour in `subject`, within `seconds`; a timed behaviour that
+    fails is driven once more, and the second run decides."""
+    first = _once(subject, b, key, inputs, seconds)
+    if b.timed and first.verdict.state == FAILED:
+        return _once(subject, b, key, inputs, seconds)
+    return first
+
+
+def _once(subject: Subject, b: Behaviour, key: str, inputs: dict, seconds: float) -> Run:
     started = time.monotonic()
     seen = None
     try:
@@ -249,19 +257,19 @@ def reference_files(course: Path) -> tuple[dict[str, str], dict[str, str]]:
 
 def reference(course: Path, seed: str, *, unsafe: bool = False, timeout: int = TIMEOUT, echo=None) -> dict:
     """Run every behaviour on the reference solution, at the grader's CPU priority: {"seed",
-    "late": [keys]}. A behaviour the reference fails, or whose judge raises on it, is a
-    GraderError. One that did not finish is run again in a fresh process; if it is late again it
-    is listed in "late" (its cells are held for every student: the grader could not confirm it
+    "late": [keys]}. A behaviour the reference fails or does not finish is run again in a fresh
+    process. One it fails twice, or whose judge raises on it, is a GraderError; one that is late
+    again is listed in "late" (its cells are held for every student: the grader could not confirm it
     works), and `echo` is told in one sentence."""
     items = keyed(course_behaviours(course))
     lectures = cell_lectures(course)
     files, answers = reference_files(course)
     runs = dict(zip((k for k, _ in items), check_files(course, files, answers, seed, REFERENCE, items, unsafe=unsafe,
                                                       nice=0, timeout=timeout)))
-    late = [(k, b) for k, b in items if runs[k].verdict.state == LATE]
-    if late:  # once more, in a fresh process
-        runs.update(zip((k for k, _ in late), check_files(course, files, answers, seed, REFERENCE, late,
-                                                          unsafe=unsafe, nice=0, timeout=timeout)))
+    again = [(k, b) for k, b in items if runs[k].verdict.state in (LATE, FAILED)]
+    if again:  # once more, in a fresh process: a machine that stalled the first time may not again
+        runs.update(zip((k for k, _ in again), check_files(course, files, answers, seed, REFERENCE, again,
+                                                           unsafe=unsafe, nice=0, timeout=timeout)))
     for key, b in items:
         r = runs[key]
         if r.verdict.state in (FAILED, HELD):

@@ -55,6 +55,22 @@ def test_a_behaviour_the_reference_fails_stops_grading_before_any_grade(mini_cou
     assert not any("perfect ..." in line for line in said), "a student was reported graded"
 
 
+def test_a_reference_that_fails_once_is_run_again_and_confirmed(mini_course, monkeypatch):
+    """A loaded machine can stall the reference's first run of a behaviour: it is run again in
+    a fresh process, and passing then confirms it."""
+    course, _ = mini_course
+    judged = []
+
+    def judge_fails_first(inputs, seen):
+        judged.append(seen)
+        return "stalled (section 1)" if len(judged) == 1 else None
+
+    flaky = [behaviour.Behaviour("mini_warmup", observers.drive_after, judge_fails_first)]
+    monkeypatch.setattr(behaviour, "lecture", lambda number: flaky if number == "01" else None)
+    assert independent.reference(course, "seed") == {"seed": "seed", "late": []}
+    assert len(judged) == 2
+
+
 def test_a_held_cell_is_the_graders_problem_in_words_for_each(mini_course):
     held = independent.Verdict("mini_warmup", independent.HELD, detail="its judge raised: KeyError: 'x'")
     [problem] = independent.grader_problems({"mini_warmup": held}, {"mini_warmup": "01"})

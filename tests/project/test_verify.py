@@ -148,6 +148,26 @@ def test_a_drive_or_judge_that_raises_holds_the_cell_and_a_behaviour_that_does_n
     assert {g: v.state for g, v in cells.items()} == {"j": "held", "d": "held", "late": "late"}
 
 
+def test_a_timed_behaviour_that_fails_is_driven_once_more_and_the_second_run_decides(tmp_path):
+    """A stalled machine can make the driver's clock say an honest bash was slow: a timed
+    behaviour's failure is driven again, an untimed one's is not, and two failures fail."""
+    drives = []
+
+    def drive_counted(subject, inputs):
+        drives.append(inputs["name"])
+        return {"drive": drives.count(inputs["name"]), **observers.drive_twice(subject, {})}
+
+    def judge_first_fails(inputs, seen):
+        return "slow, this time" if seen["drive"] < inputs["passes_at"] else None
+
+    items = [(name, Behaviour(name, drive_counted, judge_first_fails, given={"name": name, "passes_at": at}, timed=timed))
+             for name, at, timed in (("stall", 2, True), ("untimed", 2, False), ("slow", 99, True))]
+    runs = independent.run(hostile_workspace(tmp_path), items, "seed", "s", timeout=3)
+    assert [r.verdict.state for r in runs] == [independent.PASSED, independent.FAILED, independent.FAILED]
+    assert drives == ["stall", "stall", "untimed", "slow", "slow"]
+    assert runs[2].verdict.message == "slow, this time"
+
+
 # ---------------------------------------------------------------------------------------------
 # The reference, the stubs, the mutants
 
