@@ -13,6 +13,12 @@ DEFAULT_COURSE = Path("build/course")
 INSTRUCTOR_MODULES = {"dask", "distributed", "psycopg", "matplotlib", "jupytext", "nbval"}
 
 
+STOPPED = {  # what a command stopped with Ctrl-C leaves, where it leaves something to know
+    "grade": ("; grades.csv and problems.csv are as they were, and the students finished before the "
+              "stop have their feedback pages and their gradebook entries: grade again to finish"),
+}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="nano-course", description=__doc__)
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
@@ -99,6 +105,9 @@ def main(argv: list[str] | None = None) -> int:
     except (OSError, ValueError, RuntimeError) as exc:  # ReleaseError is a RuntimeError
         print(f"nano-course {args.command}: {exc}", file=sys.stderr)
         return 1
+    except KeyboardInterrupt:
+        print(f"nano-course {args.command}: stopped (Ctrl-C){STOPPED.get(args.command, '')}", file=sys.stderr)
+        return 130
     except ModuleNotFoundError as exc:
         if (exc.name or "").split(".")[0] not in INSTRUCTOR_MODULES:
             raise
@@ -109,9 +118,11 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def _build(args) -> int:
+    from autograder import lock
     from autograder.authoring import release
 
-    folder = release.build_course(args.out, db_url=args.db_url, exchange=args.exchange)
+    with lock.holding(args.out.resolve(), "build"):  # not while a grading reads the release
+        folder = release.build_course(args.out, db_url=args.db_url, exchange=args.exchange)
     settings = release.course_settings(args.out.resolve())
     print(f"built the course in {args.out.resolve()}: release in {folder}, nbgrader's exchange in "
           f"{settings.exchange or 'the nbgrader default (nbgrader_config.py sets none)'}")

@@ -36,6 +36,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder import lock
 from autograder.authoring import notebooks, release
 from autograder.check import behaviour, independent
 from autograder.course import Course, lecture_of
@@ -97,7 +98,7 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
     the sandbox (bwrap.py) unless `unsafe`. Each cell nbgrader passed is then judged by the
     independent check (independent.py). Returns the rows of this run's students
     as grades.csv now holds them; refuses (ValueError) bad arguments and a folder with no
-    hand-ins before anything is written.
+    hand-ins before anything is written, and a course another run holds (lock.Busy).
     """
     if workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
@@ -107,6 +108,13 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
         raise RuntimeError(bwrap.MISSING)
     hand_ins, notes = intake.class_in(submissions)
     course = course.resolve()
+    with lock.holding(course, "grade"):
+        return _grade_all(hand_ins, notes, course, echo, workers=workers, timeout=timeout, feedback=feedback,
+                          unsafe=unsafe, scheduler=scheduler, db_url=db_url)
+
+
+def _grade_all(hand_ins, notes, course: Path, echo, *, workers, timeout, feedback, unsafe, scheduler,
+               db_url) -> list[Grade]:
     if not (course / "release" / release.ASSIGNMENT).is_dir():
         echo(f"building the course in {course} ...")
         release.build_course(course, db_url=db_url)
