@@ -121,10 +121,11 @@ def _build(args) -> int:
     from autograder import lock
     from autograder.authoring import release
 
-    with lock.holding(args.out.resolve(), "build"):  # not while a grading reads the release
-        folder = release.build_course(args.out, db_url=args.db_url, exchange=args.exchange)
-    settings = release.course_settings(args.out.resolve())
-    print(f"built the course in {args.out.resolve()}: release in {folder}, nbgrader's exchange in "
+    out = args.out.resolve()
+    with lock.holding(out, "build"):  # not while a grading reads the release
+        folder = release.build_course(out, db_url=args.db_url, exchange=args.exchange)
+    settings = release.course_settings(out)
+    print(f"built the course in {out}: release in {folder}, nbgrader's exchange in "
           f"{settings.exchange or 'the nbgrader default (nbgrader_config.py sets none)'}")
     return 0
 

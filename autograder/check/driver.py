@@ -404,15 +404,20 @@ class Subject:
         return url
 
     def processes(self, tag: str) -> list[int]:
-        """The processes still running (not zombies) whose command line holds `tag`."""
+        """The processes still running whose command line holds `tag` (see `running`)."""
         return running(tag)
+
+
+# the signals that end a process that neither blocks, ignores nor catches them
+_ENDING = sum(1 << (s - 1) for s in (signal.SIGKILL, signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT))
 
 
 def running(tag: str) -> list[int]:
     """The processes of this machine still running whose command line holds `tag`, read from
     /proc here, outside any sandbox. Zombies do not count, nor does a process already sent a
-    signal that ends it (one it neither blocks, ignores nor catches): on a loaded machine a killed process at nice 10 can take a while to be
-    scheduled and die, and it is as good as dead."""
+    signal that ends it (one it neither blocks, ignores nor catches): on a loaded machine a
+    killed process at nice 10 can take a while to be scheduled and die, and it is as good as
+    dead."""
     found = []
     needle = tag.encode()
     for entry in os.listdir("/proc"):
@@ -433,9 +438,6 @@ def running(tag: str) -> list[int]:
         if state not in (b"Z", b"X") and not pending & _ENDING:
             found.append(int(entry))
     return found
-
-
-_ENDING = sum(1 << (s - 1) for s in (signal.SIGKILL, signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT))
 
 
 def _target(target: str | Ref) -> str:

@@ -22,7 +22,6 @@ sandbox's uid and limits as the wrapper does (inside.py is what runs first insid
 
 import contextlib
 import dataclasses
-import fcntl
 import functools
 import itertools
 import json
@@ -40,6 +39,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder import lock
 from autograder.limits import SANDBOX, ZYGOTE_START, SandboxLimits
 
 
@@ -379,13 +379,7 @@ def held(block: int) -> bool:
 
 def _lock(folder: Path, block: int) -> int | None:
     """The open, locked lock file of `block`, or None if another open file holds its lock."""
-    fd = os.open(folder / f"{block}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        os.close(fd)
-        return None
-    return fd
+    return lock.acquire(folder / f"{block}.lock", 0o600)
 
 
 def _lock_folder() -> Path:
