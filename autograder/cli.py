@@ -8,11 +8,13 @@ import shutil
 import sys
 from pathlib import Path
 
-DEFAULT_COURSE = Path("build/course")
+from autograder.course import default_course, refusal
 # Imported by some commands, installed only with the extra: pip install -e ".[instructor]".
 INSTRUCTOR_MODULES = {"dask", "distributed", "psycopg", "matplotlib", "jupytext", "nbval"}
 
 
+COURSE_HELP = ("the course folder nano-course build made (default: $NANO_COURSE, else build/course in "
+               "the nano checkout: %s)" % default_course())
 STOPPED = {  # what a command stopped with Ctrl-C leaves, where it leaves something to know
     "grade": ("; grades.csv and problems.csv are as they were, and the students finished before the "
               "stop have their feedback pages and their gradebook entries: grade again to finish"),
@@ -24,7 +26,8 @@ def main(argv: list[str] | None = None) -> int:
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 
     build = commands.add_parser("build", help="write the nbgrader course: source, release, gradebook")
-    build.add_argument("--out", type=Path, default=DEFAULT_COURSE, help="course folder (default: %(default)s)")
+    build.add_argument("--out", type=Path, default=None,
+                       help="a new or empty folder, or a nano course to build again (default: %s)" % default_course())
     build.add_argument("--db-url", default=None,
                        help="keep the gradebook in this database (postgresql://...) instead of "
                             "COURSE/gradebook.db; written to nbgrader_config.py")
@@ -42,7 +45,7 @@ def main(argv: list[str] | None = None) -> int:
     grade.add_argument("submissions", type=Path,
                        help="a folder holding one folder or <student_id>.zip per student, or an "
                             "nbgrader course whose submitted/ came from nbgrader collect")
-    grade.add_argument("--course", type=Path, default=DEFAULT_COURSE, help="course folder (default: %(default)s)")
+    grade.add_argument("--course", type=Path, default=None, help=COURSE_HELP)
     grade.add_argument("--workers", type=int, default=None,
                        help="students graded at once (default: four per CPU, at most 8)")
     grade.add_argument("--timeout", type=int, default=None,
@@ -54,8 +57,8 @@ def main(argv: list[str] | None = None) -> int:
                        help="grade on the Dask cluster of this scheduler (tcp://HOST:8786) instead of "
                             "local workers; the course folder must be shared with its workers")
     grade.add_argument("--db-url", default=None,
-                       help="the gradebook's database (postgresql://...) when the course is built here; "
-                            "a built course keeps the one in its nbgrader_config.py")
+                       help="refuse to grade unless the course keeps its gradebook in this database "
+                            "(nano-course build --db-url puts it there)")
 
     bench = commands.add_parser("bench", help="grade a generated class with nano-course grade and with "
                                               "stock nbgrader autograde; print the speedup")
@@ -72,15 +75,15 @@ def main(argv: list[str] | None = None) -> int:
     replay.add_argument("student")
     replay.add_argument("behaviours", nargs="*", metavar="GRADE_ID",
                         help="the graded cells (or behaviours) to run (default: those that did not pass)")
-    replay.add_argument("--course", type=Path, default=DEFAULT_COURSE, help="course folder (default: %(default)s)")
+    replay.add_argument("--course", type=Path, default=None, help=COURSE_HELP)
     replay.add_argument("--unsafe", action="store_true", help="run the student's code without the sandbox")
 
     report = commands.add_parser("report", help="write COURSE/report.html: score distributions, failure rates")
-    report.add_argument("--course", type=Path, default=DEFAULT_COURSE, help="course folder (default: %(default)s)")
+    report.add_argument("--course", type=Path, default=None, help=COURSE_HELP)
 
     export = commands.add_parser("export", help="write the grades as Canvas's and Moodle's grade imports take them "
                                                 "(COURSE/export/canvas.csv, moodle.csv)")
-    export.add_argument("--course", type=Path, default=DEFAULT_COURSE, help="course folder (default: %(default)s)")
+    export.add_argument("--course", type=Path, default=None, help=COURSE_HELP)
     export.add_argument("--roster", type=Path, default=None,
                         help="CSV mapping our student ids to the LMS's: student_id,lms_id[,name,section,...] "
                              "(default: our ids are the LMS's)")
@@ -100,6 +103,10 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("lecture", help="two digits, e.g. 02")
 
     args = parser.parse_args(argv)
+    if args.command in ("grade", "replay", "report", "export") and args.course is None:
+        args.course = default_course()
+    if args.command == "build" and args.out is None:
+        args.out = default_course()
     try:
         return COMMANDS[args.command](args)
     except (OSError, ValueError, RuntimeError) as exc:  # ReleaseError is a RuntimeError
@@ -122,6 +129,9 @@ def _build(args) -> int:
     from autograder.authoring import release
 
     out = args.out.resolve()
+    refused = refusal(out, built=False) if out.exists() else None
+    if refused:
+        raise ValueError(refused)
     with lock.holding(out, "build"):  # not while a grading reads the release
         folder = release.build_course(out, db_url=args.db_url, exchange=args.exchange)
     settings = release.course_settings(out)
@@ -133,7 +143,7 @@ def _build(args) -> int:
 def _student(args) -> int:
     import tempfile
 
-    problem = _not_a_new_folder(args.dir) or (args.course and _not_a_course(args.course))
+    problem = _not_a_new_folder(args.dir) or (args.course and refusal(args.course))
     if problem:
         print(f"nano-course student: {problem}", file=sys.stderr)
         return 2
@@ -161,21 +171,6 @@ def _not_a_new_folder(path: Path) -> str | None:
     parent = next((p for p in path.absolute().parents if p.exists()), None)
     if parent is not None and not parent.is_dir():
         return f"cannot make the folder {path}: {parent} is a file, not a folder"
-    return None
-
-
-def _not_a_course(course: Path) -> str | None:
-    """Why `course` has no release to copy, in a sentence; None when it has one."""
-    build = f"build one there with nano-course build --out {course}, or leave out --course"
-    if not course.exists():
-        return f"there is no course at {course}: {build}"
-    if not course.is_dir():
-        return (f"{course} is a file: --course names the folder nano-course build made "
-                "(or leave it out)")
-    from autograder.authoring.release import ASSIGNMENT
-
-    if not (course / "release" / ASSIGNMENT / "ok").is_file():
-        return f"{course} is not a built nano course (it has no release/{ASSIGNMENT}): {build}"
     return None
 
 
@@ -217,10 +212,10 @@ def _grade(args) -> int:
         print(f"nano-course grade: {bwrap.MISSING}", file=sys.stderr)
         return 2
     workers = args.workers if args.workers is not None else grade.default_workers()
-    grade.grade_all(args.submissions, args.course, echo=lambda line: print(line, flush=True),
-                    workers=workers, timeout=args.timeout, unsafe=args.unsafe,
-                    scheduler=args.scheduler, db_url=args.db_url)
-    return 0
+    grades = grade.grade_all(args.submissions, args.course, echo=lambda line: print(line, flush=True),
+                             workers=workers, timeout=args.timeout, unsafe=args.unsafe,
+                             scheduler=args.scheduler, db_url=args.db_url)
+    return 1 if any(g.failed for g in grades) else 0
 
 
 def _bench(args) -> int:
@@ -243,8 +238,8 @@ def _replay(args) -> int:
         print(f"nano-course replay: {bwrap.MISSING}", file=sys.stderr)
         return 2
     course = args.course.resolve()
-    if _not_a_course(course):
-        raise ValueError(_not_a_course(course))
+    if refusal(course):
+        raise ValueError(refusal(course))
     return 0 if independent.replay(course, args.student, args.behaviours, unsafe=args.unsafe,
                                    echo=lambda line: print(line, flush=True)) else 1
 
@@ -252,6 +247,8 @@ def _replay(args) -> int:
 def _report(args) -> int:
     from autograder.grading import report
 
+    if refusal(args.course):
+        raise ValueError(refusal(args.course))
     page = report.write_report(args.course.resolve())
     print(f"wrote the report in {page}")
     return 0
@@ -260,6 +257,8 @@ def _report(args) -> int:
 def _export(args) -> int:
     from autograder.grading import export
 
+    if refusal(args.course):
+        raise ValueError(refusal(args.course))
     result = export.export(args.course, out=args.out, roster=args.roster, total=args.total)
     print("\n".join(export.summary(result)))
     return 0

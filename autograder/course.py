@@ -1,16 +1,94 @@
-"""The facts of one built course, read once from its folder: `Course.at(folder)`.
+"""What a nano course is: its constants, whether a folder is one, and the facts of one built
+course, read once from its folder (`Course.at(folder)`).
 
 nbgrader's course id, the assignment, the seconds a cell may run, the files students write and
 the lectures of the course (its released notebooks, "01-shape-of-an-agent" is lecture "01").
-The grading modules take them from here instead of working each out again.
+The grading and authoring modules take them from here instead of working each out again; this
+module imports none of them.
 """
 
+import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
 from autograder import limits
-from autograder.authoring import release
+
+ASSIGNMENT = "nano"  # the one assignment: its folders in source/, release/, submitted/...
+COURSE_ID = "nano"  # nbgrader's course id, unless the instructor set another
+CONFIG = "nbgrader_config.py"
+# Each function students write, by module, with its lecture. The stub messages, the grader's
+# `exclude_overwriting` and the tests read this table; release.stub_source checks the modules
+# against it.
+STUDENT_FUNCTIONS: dict[str, dict[str, str]] = {
+    "protocol.py": {"warmup": "01"},
+    "tools.py": {"read_file": "02", "list_files": "02", "run_tool": "02",
+                 "write_file": "03", "edit_file": "03", "bash": "03"},
+    "gate.py": {"preview": "04", "confirm": "04"},
+    "model.py": {"call_model": "05"},
+    "loop.py": {"agent_loop": "05"},
+    "repl.py": {"main": "06"},
+}
+STUDENT_FILES = [f"nano/{name}" for name in STUDENT_FUNCTIONS]
+PROJECT = Path(__file__).resolve().parents[1]  # the checkout, when nano-course runs from one
+
+
+def default_course() -> Path:
+    """The course a command works on without --course: $NANO_COURSE, else build/course in the
+    checkout nano-course is installed from (wherever the command is run), else ./build/course."""
+    if os.environ.get("NANO_COURSE"):
+        return Path(os.environ["NANO_COURSE"])
+    if (PROJECT / "pyproject.toml").is_file() and (PROJECT / "autograder").is_dir():
+        return PROJECT / "build" / "course"
+    return Path("build") / "course"
+
+
+def refusal(folder: Path, built: bool = True) -> str | None:
+    """Why `folder` is not a nano course to work on, in one sentence; None when it is one.
+
+    A nano course is what nano-course build writes: an nbgrader_config.py with the course's
+    settings and, once `built`, the release of the assignment. Another nbgrader course, a
+    student's workspace and any other folder are named as what they are.
+    """
+    folder = Path(folder)
+    build = f"nano-course build --out {folder}"
+    names = ("--course names the folder nano-course build made" if built
+             else "build writes a course in a new or empty folder, or builds a nano course again")
+    if not folder.exists():
+        return f"there is no course at {folder}: build one there first with {build} (or check --course)"
+    if not folder.is_dir():
+        return f"{folder} is a file, not a course folder: {names}"
+    if (folder / "ok").is_file() and any(folder.glob("[0-9][0-9]-*.ipynb")):
+        return f"{folder} is a student's workspace, not a course: {names}"
+    if not (folder / CONFIG).is_file():
+        if not built and not any(folder.iterdir()):
+            return None
+        return f"{folder} is not a nano course (it has no {CONFIG}): {names}"
+    ours, assignments = _nbgrader_course(folder)
+    if ours is None:
+        return f"{folder}/{CONFIG} cannot be read: this is not a nano course as it stands"
+    if not ours:
+        held = f" (its assignments are {', '.join(sorted(assignments))})" if assignments else ""
+        return f"this is not a nano course: {folder} is another nbgrader course{held}; {names}"
+    if built and not (folder / "release" / ASSIGNMENT / "ok").is_file():
+        return f"{folder} is a nano course that is not built (it has no release/{ASSIGNMENT}): run {build}"
+    return None
+
+
+def _nbgrader_course(folder: Path) -> tuple[bool | None, set[str]]:
+    """Whether the nbgrader course in `folder` is a nano course (its config keeps the students'
+    files of the assignment, which build writes and grading needs; None if the config cannot be
+    read) and the assignments its source/ and release/ hold."""
+    from traitlets.config.loader import PyFileConfigLoader
+
+    assignments = {p.name for where in ("source", "release") if (folder / where).is_dir()
+                   for p in (folder / where).iterdir() if p.is_dir() and not p.name.startswith(".")}
+    try:
+        config = PyFileConfigLoader(CONFIG, path=str(folder)).load_config()
+    except Exception:  # traitlets runs the file: anything can go wrong in it
+        return None, assignments
+    kept = config.Autograde.exclude_overwriting if "exclude_overwriting" in config.Autograde else {}
+    return isinstance(kept, dict) and ASSIGNMENT in kept, assignments
 
 
 @dataclass(frozen=True)
@@ -30,12 +108,12 @@ class Course:
 
         folder = Path(folder)
         timeout = limits.CELL_TIMEOUT
-        if (folder / "nbgrader_config.py").is_file():
-            config = PyFileConfigLoader("nbgrader_config.py", path=str(folder)).load_config()
+        if (folder / CONFIG).is_file():
+            config = PyFileConfigLoader(CONFIG, path=str(folder)).load_config()
             if "timeout" in config.Execute:
                 timeout = int(config.Execute.timeout)
-        released = folder / "release" / release.ASSIGNMENT
-        return cls(folder, release.COURSE_ID, release.ASSIGNMENT, timeout, tuple(release.STUDENT_FILES),
+        released = folder / "release" / ASSIGNMENT
+        return cls(folder, COURSE_ID, ASSIGNMENT, timeout, tuple(STUDENT_FILES),
                    tuple(sorted(p.stem for p in released.glob("*.ipynb"))))
 
     @property

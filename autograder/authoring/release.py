@@ -21,23 +21,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.authoring import notebooks
+from autograder.course import ASSIGNMENT, COURSE_ID, STUDENT_FILES, STUDENT_FUNCTIONS  # noqa: F401 (theirs)
 
 ROOT = Path(__file__).resolve().parents[2]
-ASSIGNMENT = "nano"
-COURSE_ID = "nano"  # nbgrader's course id, unless the instructor set another
-
-# Each function students write, by module, with its lecture. The stub messages, the grader's
-# `exclude_overwriting` and the tests read this table; stub_source checks the modules against it.
-STUDENT_FUNCTIONS: dict[str, dict[str, str]] = {
-    "protocol.py": {"warmup": "01"},
-    "tools.py": {"read_file": "02", "list_files": "02", "run_tool": "02",
-                 "write_file": "03", "edit_file": "03", "bash": "03"},
-    "gate.py": {"preview": "04", "confirm": "04"},
-    "model.py": {"call_model": "05"},
-    "loop.py": {"agent_loop": "05"},
-    "repl.py": {"main": "06"},
-}
-STUDENT_FILES = [f"nano/{name}" for name in STUDENT_FUNCTIONS]
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 DEF = re.compile(r"^(\s*)(?:async\s+)?def\s+(\w+)\s*\(")

@@ -39,7 +39,7 @@ from pathlib import Path
 from autograder import lock
 from autograder.authoring import notebooks, release
 from autograder.check import behaviour, independent
-from autograder.course import Course, lecture_of
+from autograder.course import Course, lecture_of, refusal
 from autograder.grading import autograde, gradebook, intake, records
 from autograder.grading.records import Job, Outcome, Problem, problem
 from autograder.sandbox import bwrap
@@ -64,6 +64,13 @@ class Grade:
     @property
     def total(self) -> float:
         return round(sum(self.scores.values()), 2)
+
+    @property
+    def failed(self) -> bool:
+        """Whether the grader failed on this hand-in (records.FAILED): the run's own failure,
+        which no file records as the student's (grades.csv, problems.csv and the feedback stay
+        as they were) and the instructor is told of."""
+        return any(p.kind == records.FAILED for p in self.problems)
 
     @property
     def problem(self) -> str:
@@ -97,8 +104,11 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
     here keeps its gradebook; a built course must already have it there. Student code runs in
     the sandbox (bwrap.py) unless `unsafe`. Each cell nbgrader passed is then judged by the
     independent check (independent.py). Returns the rows of this run's students
-    as grades.csv now holds them; refuses (ValueError) bad arguments and a folder with no
-    hand-ins before anything is written, and a course another run holds (lock.Busy).
+    as grades.csv now holds them, then those the grader failed on (`Grade.failed`: in neither
+    file); refuses (ValueError) bad arguments and a folder with no
+    hand-ins before anything is written, a folder that is not a built nano course (nothing is
+    built or written there: `nano-course build` makes a course), and a course another run holds
+    (lock.Busy).
     """
     if workers < 1:
         raise ValueError(f"workers must be at least 1, not {workers}")
@@ -108,6 +118,9 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
         raise RuntimeError(bwrap.MISSING)
     hand_ins, notes = intake.class_in(submissions)
     course = course.resolve()
+    refused = refusal(course)
+    if refused:
+        raise ValueError(refused)
     with lock.holding(course, "grade"):
         return _grade_all(hand_ins, notes, course, echo, workers=workers, timeout=timeout, feedback=feedback,
                           unsafe=unsafe, scheduler=scheduler, db_url=db_url)
@@ -115,9 +128,7 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
 
 def _grade_all(hand_ins, notes, course: Path, echo, *, workers, timeout, feedback, unsafe, scheduler,
                db_url) -> list[Grade]:
-    if not (course / "release" / release.ASSIGNMENT).is_dir():
-        echo(f"building the course in {course} ...")
-        release.build_course(course, db_url=db_url)
+    echo(f"grading into the course at {course}")
     facts = Course.at(course)
     release.nbgrader_api(course)  # checks the config and puts alembic on PATH
     course_db = gradebook.url(course)
@@ -151,7 +162,8 @@ def _grade_all(hand_ins, notes, course: Path, echo, *, workers, timeout, feedbac
         with reporting:  # the refused hand-ins are reported while the graded ones come back
             done += 1
             grades[grade.student] = grade
-            said = f"{grade.total:g}/{out_of:g}" if grade.graded else "not graded"
+            said = (f"{grade.total:g}/{out_of:g}" if grade.graded
+                    else "grading failed (the grader's failure: see the end)" if grade.failed else "not graded")
             echo(f"{progress_bar(done, len(hand_ins))} {grade.student} ... {said}"
                  + (f"  ({grade.problem})" if grade.problem else ""))
 
@@ -178,9 +190,10 @@ def _grade_all(hand_ins, notes, course: Path, echo, *, workers, timeout, feedbac
             except intake.IntakeError as exc:
                 report(Grade(hand_in.student, zeros, (problem(str(exc), records.REFUSED),), graded=False))
                 continue
-            except Exception as exc:  # a bad submission must not stop the batch
-                report(Grade(hand_in.student, zeros, (problem(f"could not be read: {type(exc).__name__}: {exc}",
-                                                              records.REFUSED),), graded=False))
+            except Exception as exc:  # ours, not the hand-in's (intake says what is the hand-in's)
+                report(Grade(hand_in.student, zeros, (problem(f"the grader could not stage the hand-in: "
+                                                              f"{type(exc).__name__}: {exc}", records.FAILED),),
+                             graded=False))
                 continue
             graded.add(hand_in.student)
             yield hand_in.student, Job(course, course / SCRATCH / hand_in.student, hand_in.student,
@@ -199,7 +212,7 @@ def _grade_all(hand_ins, notes, course: Path, echo, *, workers, timeout, feedbac
                 checker.join()
                 independent.wait_for_reference(reference, limit=0)  # a grader error stops it all here
             report(_finish(course, student, outcome, lectures))
-            if feedback:  # while the workers grade the next ones
+            if feedback and not grades[student].failed:  # while the workers grade the next ones
                 feedback_pages.write_student(course, grades[student])
         try:
             if checker is not None:
@@ -208,9 +221,11 @@ def _grade_all(hand_ins, notes, course: Path, echo, *, workers, timeout, feedbac
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
 
-        everyone = whole_class(course, [grades[h.student] for h in hand_ins], lectures, before, earlier)
+        failed = [grades[h.student] for h in hand_ins if grades[h.student].failed]
+        everyone = whole_class(course, [grades[h.student] for h in hand_ins if not grades[h.student].failed],
+                               lectures, before, earlier)
         rows = {g.student: g for g in everyone}
-        ordered = [rows[h.student] for h in hand_ins]
+        ordered = [rows[h.student] for h in hand_ins if not grades[h.student].failed]
         write_problems(everyone, course / "problems.csv")
         write_csv(everyone, numbers, course / "grades.csv")
         if feedback:
@@ -222,13 +237,22 @@ def _grade_all(hand_ins, notes, course: Path, echo, *, workers, timeout, feedbac
     echo(f"wrote {course / 'grades.csv'} and problems.csv ({len(everyone)} students"
          + (f", {kept} of them from earlier runs)" if kept else ")")
          + (f"; each student's feedback in {course / 'feedback'}/<student_id>/index.html" if feedback else ""))
-    for line in grader_errors(ordered):
+    for line in grader_errors(ordered) + grading_failed(failed, course):
         echo(line)
     if feedback:  # hand-ins from nbgrader collect: their pages where nbgrader release_feedback looks
         from autograder.grading import exchange
 
         exchange.place_feedback(course, [g.student for g in ordered], echo)
-    return ordered
+    return ordered + failed
+
+
+def grading_failed(failed: list[Grade], course: Path) -> list[str]:
+    """For the instructor, one line per hand-in the grader itself failed on (records.FAILED):
+    what happened, and that nothing was recorded for that student."""
+    return [f"grading failed for {g.student}, the grader's failure and not the hand-in's: "
+            f"{'; '.join(p.message for p in g.problems if p.kind == records.FAILED)}. Nothing was recorded "
+            f"for {g.student} (grades.csv, problems.csv and the feedback are as they were); see "
+            f"{course / 'logs' / (g.student + '.txt')}, then grade {g.student} again." for g in failed]
 
 
 def grader_errors(grades: list[Grade]) -> list[str]:
@@ -402,9 +426,11 @@ def _finish(course: Path, student: str, outcome: Outcome, lectures: dict[str, st
     problems = list(outcome.problems)
     failed = outcome.failed
     try:
+        logs = course / "logs"
+        logs.mkdir(exist_ok=True)
+        (logs / f"{student}.txt").write_text(outcome.log, encoding="utf-8")
         if not failed:
-            merge_submission(gradebook.sqlite_url(private / "gradebook.db"), gradebook.url(course),
-                             student)
+            (course / CHECKS).mkdir(exist_ok=True)
             graded = private / "autograded" / student
             target = course / "autograded" / student
             if target.exists():
@@ -413,16 +439,15 @@ def _finish(course: Path, student: str, outcome: Outcome, lectures: dict[str, st
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.move(str(graded), str(target))
             checked = private / independent.RECORD
-            (course / CHECKS).mkdir(exist_ok=True)
             if checked.is_file():
                 shutil.move(str(checked), str(course / CHECKS / f"{student}.json"))
             else:
                 (course / CHECKS / f"{student}.json").unlink(missing_ok=True)
-        logs = course / "logs"
-        logs.mkdir(exist_ok=True)
-        (logs / f"{student}.txt").write_text(outcome.log, encoding="utf-8")
-    except Exception as exc:  # a submission that wrecked its private course
-        problems.append(problem(f"grading failed: {type(exc).__name__}: {exc}", records.FAILED))
+            # last: the gradebook, which grades.csv is made from, takes the student once all else is in place
+            merge_submission(gradebook.sqlite_url(private / "gradebook.db"), gradebook.url(course),
+                             student)
+    except Exception as exc:  # ours: the course folder or the gradebook, not the hand-in
+        problems.append(problem(f"its results could not be kept: {type(exc).__name__}: {exc}", records.FAILED))
         failed = True
     finally:
         shutil.rmtree(private, ignore_errors=True)

@@ -15,6 +15,7 @@ import shutil
 import stat
 import tempfile
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -128,7 +129,7 @@ def unpack(archive: Path, dest: Path, max_bytes: int = MAX_BYTES, max_files: int
     """
     try:
         zf = zipfile.ZipFile(archive)
-    except (zipfile.BadZipFile, OSError) as exc:
+    except (zipfile.BadZipFile, EOFError) as exc:  # an OSError is the machine's, not the hand-in's
         raise IntakeError(f"not a readable zip file ({exc})") from None
     with zf:
         members = zf.infolist()
@@ -168,13 +169,16 @@ def unpack(archive: Path, dest: Path, max_bytes: int = MAX_BYTES, max_files: int
                 target.mkdir(parents=True, exist_ok=True)
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
-            with zf.open(info) as src, open(target, "wb") as out:
-                while chunk := src.read(1 << 16):
-                    written += len(chunk)
-                    if written > max_bytes:  # the headers lied about the sizes
-                        raise IntakeError(f"zip refused: it unpacks to more than "
-                                          f"{max_bytes // 1_000_000} MB (a zip bomb)")
-                    out.write(chunk)
+            try:
+                with zf.open(info) as src, open(target, "wb") as out:
+                    while chunk := src.read(1 << 16):
+                        written += len(chunk)
+                        if written > max_bytes:  # the headers lied about the sizes
+                            raise IntakeError(f"zip refused: it unpacks to more than "
+                                              f"{max_bytes // 1_000_000} MB (a zip bomb)")
+                        out.write(chunk)
+            except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
+                raise IntakeError(f"not a readable zip file (member {info.filename!r}: {exc})") from None
 
 
 def workspace_root(folder: Path) -> Path:

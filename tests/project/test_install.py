@@ -99,12 +99,13 @@ def test_student_says_in_one_sentence_why_it_cannot_write_there(case, tmp_path):
                                            "file, not a folder"),
         "not empty": ([tmp_path / "used"], f"{tmp_path / 'used'} already exists and is not empty"),
         "no course": ([tmp_path / "ws", "--course", tmp_path / "none"],
-                      f"there is no course at {tmp_path / 'none'}: build one there with "
-                      f"nano-course build --out {tmp_path / 'none'}, or leave out --course"),
+                      f"there is no course at {tmp_path / 'none'}: build one there first with "
+                      f"nano-course build --out {tmp_path / 'none'}"),
         "course is a file": ([tmp_path / "ws", "--course", a_file],
-                             f"{a_file} is a file: --course names the folder nano-course build made"),
+                             f"{a_file} is a file, not a course folder: --course names the folder "
+                             "nano-course build made"),
         "not a course": ([tmp_path / "ws", "--course", tmp_path / "empty"],
-                         f"{tmp_path / 'empty'} is not a built nano course (it has no release/nano)"),
+                         f"{tmp_path / 'empty'} is not a nano course (it has no nbgrader_config.py)"),
     }[case]
     done = nano_course("student", *map(str, args))
     assert done.returncode == 2 and done.stdout == "", done.stdout + done.stderr
