@@ -101,6 +101,12 @@ def main(argv: list[str] | None = None) -> int:
 
     check = commands.add_parser("check", help="run lecture NN against the reference and the stubs")
     check.add_argument("lecture", help="two digits, e.g. 02")
+    check.add_argument("--behaviours", action="store_true",
+                       help="run the lecture's graded behaviours instead, in the sandbox, on the reference, "
+                            "each of its mutants and each of its alternatives")
+    check.add_argument("--course", type=Path, default=None,
+                       help="with --behaviours: a course built from the current lectures (saves a minute)")
+    check.add_argument("--unsafe", action="store_true", help="with --behaviours: run without the sandbox")
 
     args = parser.parse_args(argv)
     if args.command in ("grade", "replay", "report", "export") and args.course is None:
@@ -282,9 +288,11 @@ def _notebooks(args) -> int:
 
 
 def _check(args) -> int:
-    from autograder.authoring.audit import check_lecture
+    from autograder.authoring import audit
 
-    return 0 if check_lecture(args.lecture) else 1
+    if args.behaviours:
+        return 0 if audit.check_behaviours(args.lecture, unsafe=args.unsafe, built=args.course) else 1
+    return 0 if audit.check_lecture(args.lecture) else 1
 
 
 COMMANDS = {"build": _build, "student": _student, "grade": _grade, "bench": _bench, "report": _report,

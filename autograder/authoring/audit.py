@@ -7,10 +7,16 @@ fail on the stubs, or it would give points for nothing), and prints one row per 
 nbval does not look at stderr, and nbgrader scores a graded cell that writes there 0, so this
 module is also the small pytest plugin (`-p autograder.authoring.audit`) that fails such a cell
 and writes one `CellRun` per code cell for `check_lecture` to read.
+
+`nano-course check NN --behaviours` runs the lecture's graded behaviours instead (the independent
+check, autograder/check/) in the sandbox on the reference, on each of the lecture's mutants and on
+each of its alternatives (`check_behaviours`).
 """
 
 import json
 import os
+import random
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -141,4 +147,49 @@ def check_lecture(number: str, root: Path = release.ROOT, echo=print) -> bool:
              f"{'PASSES (gives free points)' if passes_stubs else 'fails (good)'}")
     echo(f"  {'total':44} {total:6.2f}")
     echo(f"lecture {number}: {'ok' if good else 'problems above'}")
+    return good
+
+
+def check_behaviours(number: str, *, unsafe: bool = False, built: Path | None = None, echo=print) -> bool:
+    """Build the course, then run lecture `number`'s behaviours on the reference, on each of its
+    mutants (each must be refused somewhere in the lecture) and on each of its alternatives (each
+    must be confirmed everywhere); print what each judge said. True if all is as it should be."""
+    from autograder.authoring import alternatives, mutants
+    from autograder.check.independent import (PASSED, Verdict, check_files, course_behaviours, keyed,
+                                              student_files)
+
+    seed = f"{random.SystemRandom().randrange(2**31)}"
+    with tempfile.TemporaryDirectory(prefix="nano-try-") as tmp:
+        course = built or Path(tmp) / "course"
+        if built is None:
+            release.build_course(course)
+        lecture = keyed([b for b in course_behaviours(course) if b.grade_id[1:3] == number])
+        if not lecture:
+            echo(f"lecture {number} has no behaviours in this course")
+            return False
+        solved = release.solve_workspace(release.make_workspace(
+            course / "release" / release.ASSIGNMENT, Path(tmp) / "solved"))
+
+        def verdicts(edit=None) -> list[Verdict]:
+            work = Path(tmp) / "work"
+            shutil.rmtree(work, ignore_errors=True)
+            shutil.copytree(solved, work)
+            if edit is not None:
+                mutants.apply(work, edit)
+            files, answers = student_files(work)
+            return [r.verdict for r in check_files(course, files, answers, seed, "author", lecture, unsafe=unsafe)]
+
+        good = True
+        for v in verdicts():
+            good &= v.state == PASSED
+            echo(f"  reference  {v.key:50} {'ok' if v.state == PASSED else v.state.upper() + ': ' + (v.message or v.detail)}")
+        for kind, catalogue, want_refused in (("mutant", mutants.MUTANTS + mutants.MORE_MUTANTS, True),
+                                              ("alternative", getattr(alternatives, "ALTERNATIVES", []), False)):
+            for edit in [e for e in catalogue if e.lecture == number]:
+                refused = [v.key for v in verdicts(edit) if v.state != PASSED]
+                right = bool(refused) == want_refused or getattr(edit, "contested", False)
+                good &= right
+                echo(f"  {kind:11} {edit.name:50} {'refused by ' + ', '.join(refused) if refused else 'confirmed everywhere'}"
+                     f"{'' if right else '   <-- WRONG'}")
+    echo(f"lecture {number}: {'as it should be' if good else 'problems above'}")
     return good

@@ -20,7 +20,6 @@ COURSE/checks/<student>.json, and `nano-course replay` runs one again.
 """
 
 import json
-import random
 import shutil
 import sys
 import tempfile
@@ -301,66 +300,31 @@ def wait_for_reference(path: Path, limit: float = REFERENCE_WAIT) -> dict:
     return data
 
 
-def passed_cells(gradebook: Path, student: str) -> set[str]:
-    """The graded cells nbgrader gave points (the visible part passed): the only ones the check
-    needs to judge (a cell that scored 0 stays 0), so a hand-in that fails much is checked fast."""
-    from nbgrader.api import Gradebook, MissingEntry
-
-    from autograder.grading.gradebook import sqlite_url
-
-    with Gradebook(sqlite_url(gradebook), "nano") as gb:
-        try:
-            submission = gb.find_submission(release.ASSIGNMENT, student)
-        except MissingEntry:
-            return set()
-        return {grade.name for nb in submission.notebooks for grade in nb.grades if grade.auto_score}
-
-
-def apply(gradebook: Path, student: str, cells: Mapping[str, Verdict]) -> list[Problem]:
-    """In `gradebook` (a private sqlite file), each cell nbgrader passed keeps its points only
-    where the check PASSED it: FAILED and LATE score 0; HELD scores 0 and is marked for manual
-    grading (nbgrader's formgrader lists it). The problems: one per held cell."""
-    from nbgrader.api import Gradebook, MissingEntry
-
-    from autograder.grading.gradebook import sqlite_url
-
-    problems = []
-    with Gradebook(sqlite_url(gradebook), "nano") as gb:
-        try:
-            submission = gb.find_submission(release.ASSIGNMENT, student)
-        except MissingEntry:
-            return []
-        for nb in submission.notebooks:
-            for grade in nb.grades:
-                verdict = cells.get(grade.name)
-                if not grade.auto_score or verdict is None or verdict.state == PASSED:
-                    continue
-                grade.auto_score = 0.0
-                if verdict.state == HELD:
-                    grade.needs_manual_grade = True
-                    problems.append(records.problem(f"{grade.name}: {HELD_WORDS}", records.GRADER,
-                                                    lecture_of(nb.name), (grade.name,), verdict.detail))
-        gb.db.commit()
-    return problems
+def held_problems(held: Iterable[tuple[str, str]], cells: Mapping[str, Verdict]) -> list[Problem]:
+    """One problem per held cell, given as (notebook, grade_id): the grader's, in words for the
+    student, with what the grader raised for the instructor."""
+    return [records.problem(f"{grade_id}: {HELD_WORDS}", records.GRADER, lecture_of(notebook), (grade_id,),
+                            cells[grade_id].detail) for notebook, grade_id in held]
 
 
 HELD_WORDS = ("the grader failed while checking this cell, which is not your doing: its points are "
               "pending until your instructor has fixed it and graded again")
 
 
-def check_submission(job: Job, files: Mapping[str, str], answers: Mapping[str, str],
-                     gradebook: Path, student: str) -> list[Problem]:
-    """The check of one graded student, in a grading process: judge the cells nbgrader passed,
-    write the record beside the private gradebook (check.json), apply the verdicts; the problems."""
+def check_submission(job: Job, files: Mapping[str, str], answers: Mapping[str, str], passed: set[str],
+                     student: str) -> dict[str, Verdict]:
+    """The check of one graded student, in a grading process: judge the cells nbgrader `passed`,
+    write the record in the private course (check.json); grade_id -> the verdict that decides
+    the cell (`cell_states`), which the grading process applies to its gradebook."""
     ref = wait_for_reference(job.verify)
-    items = keyed(course_behaviours(job.course, passed_cells(gradebook, student)))
+    items = keyed(course_behaviours(job.course, passed))
     runs = check_files(job.course, files, answers, ref["seed"], student, items, unsafe=job.unsafe)
     late = set(ref.get("late") or ())
     verdicts = [Verdict(r.verdict.key, HELD, detail="the reference solution did not finish it in time either: the "
                         "grader could not confirm this behaviour works") if r.verdict.key in late else r.verdict
                 for r in runs]
     write_record(job.private / RECORD, ref["seed"], student, [Run(r.inputs, r.seen, v) for r, v in zip(runs, verdicts)])
-    return apply(gradebook, student, cell_states(verdicts))
+    return cell_states(verdicts)
 
 
 RECORD = "check.json"  # in a private course; COURSE/checks/<student>.json once merged
@@ -428,60 +392,3 @@ def replay(course: Path, student: str, wanted: Iterable[str] = (), *, unsafe: bo
         if r.verdict.message or r.verdict.detail:
             echo(f"  {'judge' if r.verdict.message else 'grader'}:  {r.verdict.message or r.verdict.detail}")
     return all(r.verdict.state == PASSED for r in runs)
-
-
-# ---------------------------------------------------------------------------------------------
-# For course authors: `python -m autograder.check.independent NN [--unsafe]`.
-
-def try_lecture(number: str, *, unsafe: bool = False, built: Path | None = None, echo=print) -> bool:
-    """Build the course, then run lecture `number`'s behaviours on the reference, on each of its
-    mutants (each must be refused somewhere in the lecture) and on each of its alternatives (each
-    must be confirmed everywhere); print what each judge said. True if all is as it should be."""
-    from autograder.authoring import alternatives, mutants
-
-    seed = f"{random.SystemRandom().randrange(2**31)}"
-    with tempfile.TemporaryDirectory(prefix="nano-try-") as tmp:
-        course = built or Path(tmp) / "course"
-        if built is None:
-            release.build_course(course)
-        lecture = keyed([b for b in course_behaviours(course) if b.grade_id[1:3] == number])
-        if not lecture:
-            echo(f"lecture {number} has no behaviours in this course")
-            return False
-        solved = release.solve_workspace(release.make_workspace(
-            course / "release" / release.ASSIGNMENT, Path(tmp) / "solved"))
-
-        def verdicts(edit=None) -> list[Verdict]:
-            work = Path(tmp) / "work"
-            shutil.rmtree(work, ignore_errors=True)
-            shutil.copytree(solved, work)
-            if edit is not None:
-                mutants.apply(work, edit)
-            files, answers = student_files(work)
-            return [r.verdict for r in check_files(course, files, answers, seed, "author", lecture, unsafe=unsafe)]
-
-        good = True
-        for v in verdicts():
-            good &= v.state == PASSED
-            echo(f"  reference  {v.key:50} {'ok' if v.state == PASSED else v.state.upper() + ': ' + (v.message or v.detail)}")
-        for kind, catalogue, want_refused in (("mutant", mutants.MUTANTS + mutants.MORE_MUTANTS, True),
-                                              ("alternative", getattr(alternatives, "ALTERNATIVES", []), False)):
-            for edit in [e for e in catalogue if e.lecture == number]:
-                refused = [v.key for v in verdicts(edit) if v.state != PASSED]
-                right = bool(refused) == want_refused or getattr(edit, "contested", False)
-                good &= right
-                echo(f"  {kind:11} {edit.name:50} {'refused by ' + ', '.join(refused) if refused else 'confirmed everywhere'}"
-                     f"{'' if right else '   <-- WRONG'}")
-    echo(f"lecture {number}: {'as it should be' if good else 'problems above'}")
-    return good
-
-
-if __name__ == "__main__":
-    import argparse
-
-    parser = argparse.ArgumentParser(description=try_lecture.__doc__)
-    parser.add_argument("number")
-    parser.add_argument("--unsafe", action="store_true", help="run without the sandbox")
-    parser.add_argument("--course", type=Path, help="a course built from the current lectures (saves a minute)")
-    options = parser.parse_args()
-    sys.exit(0 if try_lecture(options.number, unsafe=options.unsafe, built=options.course) else 1)

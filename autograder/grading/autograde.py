@@ -45,12 +45,11 @@ from autograder import limits
 from autograder.authoring import notebooks, release
 from autograder.check import independent
 from autograder.course import Course, lecture_of
-from autograder.grading import records
+from autograder.grading import gradebook, records
 from autograder.grading.records import Job, Outcome, Problem, problem
 from autograder.limits import JOB_LIMIT, MAX_RESTARTS, MESSAGE_LIMIT, NOTEBOOK_LIMIT, OUTPUT_LIMIT
 from autograder.sandbox import bwrap
 
-COURSE_ID = release.COURSE_ID  # nbgrader's course id in every gradebook grading writes
 
 
 def run(jobs: Iterable[tuple[str, Job]], workers: int, logs: Path):
@@ -265,8 +264,13 @@ def _autograde(job: Job, course: Course, config, present: list[str], settings: "
     for name in present:
         problems += _execution_problems(graded / f"{name}.ipynb", lecture_of(name), timeout_of(config),
                                         settings.notebook_limit)
-    if checked is not None:
-        problems += independent.check_submission(job, *checked, job.private / "gradebook.db", job.student)
+    if checked is not None:  # each cell nbgrader passed keeps its points only where the check passed it too
+        private = job.private / "gradebook.db"
+        cells = independent.check_submission(job, *checked, gradebook.passed_cells(private, job.student), job.student)
+        held = gradebook.withdraw(private, job.student,
+                                  zero={g for g, v in cells.items() if v.state in (independent.FAILED, independent.LATE)},
+                                  held={g for g, v in cells.items() if v.state == independent.HELD})
+        problems += independent.held_problems(held, cells)
     kernels = job.private / "kernels.log"
     if kernels.is_file():
         logs.append("==== kernels' own stderr\n" + kernels.read_text(errors="replace"))

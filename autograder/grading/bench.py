@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 from autograder.authoring import mutants, notebooks, release
+from autograder.course import COURSE_ID
 from autograder.grading import autograde, grade
 from autograder.sandbox import bwrap
 from autograder.grading.gradebook import sqlite_url as gradebook_url
@@ -105,7 +106,7 @@ def cell_scores(gradebook: Path) -> dict[tuple[str, str, str], tuple]:
     from nbgrader.api import Gradebook
 
     scores = {}
-    with grade.autograde.quiet(), Gradebook(gradebook_url(gradebook), grade.COURSE_ID) as gb:
+    with grade.autograde.quiet(), Gradebook(gradebook_url(gradebook), COURSE_ID) as gb:
         for submission in gb.find_assignment(release.ASSIGNMENT).submissions:
             for notebook in submission.notebooks:
                 for cell in notebook.grades:

@@ -29,7 +29,6 @@ import csv
 import json
 import os
 import shutil
-import sys
 import tempfile
 import threading
 from collections.abc import Iterable
@@ -45,7 +44,6 @@ from autograder.grading.records import Job, Outcome, Problem, problem
 from autograder.sandbox import bwrap
 
 STUDENT_ID = intake.STUDENT_ID
-COURSE_ID = release.COURSE_ID
 SCRATCH = ".grading"  # private course copies live here while their student is graded
 TEMPLATE = ".gradebook.db"  # in SCRATCH: the assignment's structure, copied for each student
 REFERENCE = ".reference.json"  # in SCRATCH: the reference's result and the seed, for the workers' check
@@ -657,8 +655,3 @@ def table(grades: list[Grade], lectures: list[str]) -> str:
         lines.append(f"{g.student:{width}}  {cells}  {g.total:5.2f}  {g.problem}".rstrip())
     return "\n".join(lines)
 
-
-if __name__ == "__main__":  # python -m autograder.grading.grade SUBMISSIONS [--course DIR] ...
-    from autograder.cli import main
-
-    sys.exit(main(["grade", *sys.argv[1:]]))

@@ -10,7 +10,7 @@ class.
 
 from pathlib import Path
 
-from autograder.authoring.release import COURSE_ID
+from autograder.course import ASSIGNMENT, COURSE_ID
 
 # Tables that hold students and their work; the rest is the assignment's structure.
 STUDENT_TABLES = {"student", "submitted_assignment", "submitted_notebook", "grade", "comment"}
@@ -94,3 +94,39 @@ def private_copy(db_url: str, path: Path) -> None:
                                   {"v": version})
         finally:
             target.dispose()
+
+
+def passed_cells(path: Path, student: str) -> set[str]:
+    """The graded cells nbgrader gave points in the private gradebook at `path` (sqlite)."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    with Gradebook(sqlite_url(path), COURSE_ID) as gb:
+        try:
+            submission = gb.find_submission(ASSIGNMENT, student)
+        except MissingEntry:
+            return set()
+        return {grade.name for nb in submission.notebooks for grade in nb.grades if grade.auto_score}
+
+
+def withdraw(path: Path, student: str, zero: set[str], held: set[str]) -> list[tuple[str, str]]:
+    """In the private gradebook at `path`, take back the points of the cells in `zero` and `held`
+    that nbgrader gave points; mark the `held` ones for manual grading (nbgrader's formgrader
+    lists them). Returns (notebook, cell) of each held cell so marked."""
+    from nbgrader.api import Gradebook, MissingEntry
+
+    marked = []
+    with Gradebook(sqlite_url(path), COURSE_ID) as gb:
+        try:
+            submission = gb.find_submission(ASSIGNMENT, student)
+        except MissingEntry:
+            return []
+        for nb in submission.notebooks:
+            for grade in nb.grades:
+                if not grade.auto_score or grade.name not in zero | held:
+                    continue
+                grade.auto_score = 0.0
+                if grade.name in held:
+                    grade.needs_manual_grade = True
+                    marked.append((nb.name, grade.name))
+        gb.db.commit()
+    return marked

@@ -14,6 +14,7 @@ import pytest
 
 from autograder import cli
 from autograder.authoring import mutants, notebooks, release
+from autograder.course import COURSE_ID
 from autograder.grading import bench, grade
 
 MINI = Path(__file__).parent / "mini" / "01-mini.md"
@@ -49,7 +50,7 @@ def test_the_comparison_finds_one_changed_cell_score(mini_course, tmp_path):
     ours = bench.cell_scores(graded / "gradebook.db")
     assert ours and bench.differences(ours, bench.cell_scores(other)) == []
 
-    with Gradebook(f"sqlite:///{other}", grade.COURSE_ID) as gb:
+    with Gradebook(f"sqlite:///{other}", COURSE_ID) as gb:
         cell = gb.find_submission(release.ASSIGNMENT, "perfect").notebooks[0].grades[0]
         name, cell.auto_score = cell.name, cell.auto_score - 0.5
         gb.db.commit()
