@@ -1,6 +1,6 @@
 """The end of term: a graded class's points as the files Canvas's and Moodle's grade imports take.
 
-`export` reads what `nano-course grade` last wrote (`grade.read_grades`) and the points of each
+`export` reads what `nano-course grade` last wrote (`results.read_grades`) and the points of each
 lecture from the course's release, and writes two files, and only those two:
 - canvas.csv, the Canvas gradebook import: the student columns, one column per assignment and a
   "Points Possible" row;
@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.course import Course
-from autograder.grading import grade
+from autograder.grading import results
 
 CANVAS_FILE = "canvas.csv"
 MOODLE_FILE = "moodle.csv"
@@ -157,7 +157,7 @@ def export(course: Path, out: Path | None = None, roster: Path | None = None, to
     course = Path(course)
     people = read_roster(roster) if roster is not None else None
     columns = items(course, total)
-    grades = grade.read_grades(course)
+    grades = results.read_grades(course)
     if not grades:
         raise ValueError(f"{course} has no grades yet: grade the class first "
                          f"(nano-course grade SUBMISSIONS --course {course})")
@@ -178,18 +178,18 @@ def export(course: Path, out: Path | None = None, roster: Path | None = None, to
         raise ValueError(f"{folder} is a file: the export goes in a folder (--out DIR)")
     folder.mkdir(parents=True, exist_ok=True)
     canvas, moodle = folder / CANVAS_FILE, folder / MOODLE_FILE
-    grade.save_csv(canvas, canvas_rows(columns, rows))
-    grade.save_csv(moodle, moodle_rows(columns, rows))
+    results.save_csv(canvas, canvas_rows(columns, rows))
+    results.save_csv(moodle, moodle_rows(columns, rows))
     return Export(canvas, moodle, tuple(columns), tuple(g.student for g, _ in rows), not_in_roster,
                   not_in_gradebook, not_graded, people is not None)
 
 
-def score(g: grade.Grade, item: Item) -> str:
+def score(g: results.Grade, item: Item) -> str:
     value = g.total if item.lecture is None else g.scores.get(item.lecture, 0.0)
     return f"{round(value, 2):g}"
 
 
-def canvas_rows(columns: list[Item], rows: list[tuple[grade.Grade, Person]]) -> list[list[str]]:
+def canvas_rows(columns: list[Item], rows: list[tuple[results.Grade, Person]]) -> list[list[str]]:
     """Our id goes in SIS User ID unless the roster gives the LMS's; ID (Canvas's internal user
     id) and SIS Login ID stay empty, so that Canvas matches on SIS User ID alone."""
     table = [CANVAS_STUDENT_COLUMNS + [item.name for item in columns],
@@ -200,7 +200,7 @@ def canvas_rows(columns: list[Item], rows: list[tuple[grade.Grade, Person]]) -> 
     return table
 
 
-def moodle_rows(columns: list[Item], rows: list[tuple[grade.Grade, Person]]) -> list[list[str]]:
+def moodle_rows(columns: list[Item], rows: list[tuple[results.Grade, Person]]) -> list[list[str]]:
     table = [[MOODLE_ID_COLUMN, MOODLE_NAME_COLUMN] + [item.name + MOODLE_GRADE_SUFFIX for item in columns]]
     for g, person in rows:
         table.append([person.lms_id, person.name or person.student_id] + [score(g, item) for item in columns])

@@ -485,7 +485,7 @@ def _section_number(section: str) -> str:
 
 
 def write_student(course: Path, grade) -> Path:
-    """Write the feedback pages of one student (a grade.Grade); return the index page."""
+    """Write the feedback pages of one student (a results.Grade); return the index page."""
     folder = course / "feedback" / grade.student
     if folder.exists():
         shutil.rmtree(folder)

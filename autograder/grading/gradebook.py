@@ -4,8 +4,10 @@ By default the gradebook is nbgrader's `COURSE/gradebook.db` (SQLite); a course 
 nbgrader_config.py sets `c.CourseDirectory.db_url` (a postgresql:// URL, say; `nano-course build
 --db-url`) keeps it in that database instead, and stock nbgrader commands find it there too.
 Students are graded in private SQLite gradebooks that hold only the assignment's structure
-(`private_copy`); their results are merged into the course's by the one process that grades the
-class.
+(`private_copy`); there the grading process reads which cells nbgrader passed (`passed_cells`) and
+takes back the points the independent check did not confirm (`withdraw`), and the one process
+that grades the class merges each into the course's (`merge`) and reads the points back
+(`scores`, `student_scores`). Every gradebook operation of grading is here.
 """
 
 from pathlib import Path
@@ -130,3 +132,67 @@ def withdraw(path: Path, student: str, zero: set[str], held: set[str]) -> list[t
                     marked.append((nb.name, grade.name))
         gb.db.commit()
     return marked
+
+
+def merge(source_url: str, target_url: str, student: str) -> None:
+    """Copy `student`'s submission, grades and comments from one gradebook into another,
+    replacing what the target held for them."""
+    from nbgrader.api import MissingEntry
+
+    with open_gradebook(source_url) as src, open_gradebook(target_url) as dst:
+        dst.update_or_create_student(student)
+        try:
+            dst.remove_submission(ASSIGNMENT, student)
+        except MissingEntry:
+            pass
+        try:
+            theirs = src.find_submission(ASSIGNMENT, student)
+        except MissingEntry:  # nothing nbgrader could read: a submission of zeros
+            for nb in dst.add_submission(ASSIGNMENT, student).notebooks:
+                for grade in nb.grades:
+                    grade.auto_score, grade.needs_manual_grade = 0.0, False
+            dst.db.commit()
+            return
+        dst.add_submission(ASSIGNMENT, student, timestamp=theirs.timestamp,
+                           extension=theirs.extension)
+        for nb in theirs.notebooks:
+            ours = dst.find_submission_notebook(nb.name, ASSIGNMENT, student)
+            ours.flagged = nb.flagged
+            ours.late_submission_penalty = nb.late_submission_penalty
+            for grade in nb.grades:
+                into = dst.find_grade(grade.name, nb.name, ASSIGNMENT, student)
+                into.auto_score, into.manual_score = grade.auto_score, grade.manual_score
+                into.extra_credit, into.needs_manual_grade = grade.extra_credit, grade.needs_manual_grade
+            for comment in nb.comments:
+                into = dst.find_comment(comment.name, nb.name, ASSIGNMENT, student)
+                into.auto_comment, into.manual_comment = comment.auto_comment, comment.manual_comment
+        dst.db.commit()
+
+
+def scores(course: Path, lectures: dict[str, str]) -> dict[str, dict[str, float]]:
+    """Student -> points per lecture, for every student the course's gradebook holds a
+    submission of (graded by any run, or by stock nbgrader)."""
+    numbers = sorted(set(lectures.values()))
+    found: dict[str, dict[str, float]] = {}
+    with open_gradebook(url(course)) as gb:
+        for name, number in lectures.items():
+            for row in gb.notebook_submission_dicts(name, ASSIGNMENT):
+                scores = found.setdefault(row["student"], {k: 0.0 for k in numbers})
+                scores[number] = round(float(row["score"] or 0.0), 3)
+    return found
+
+
+def student_scores(course: Path, student: str, lectures: dict[str, str]) -> dict[str, float]:
+    """Points per lecture of `student` in the course's gradebook (0 where it holds none)."""
+    from nbgrader.api import MissingEntry
+
+    scores = {number: 0.0 for number in lectures.values()}
+    with open_gradebook(url(course)) as gb:
+        try:
+            submission = gb.find_submission(ASSIGNMENT, student)
+        except MissingEntry:
+            return scores
+        for notebook in submission.notebooks:
+            if notebook.name in lectures:
+                scores[lectures[notebook.name]] = round(float(notebook.score or 0.0), 3)
+    return scores

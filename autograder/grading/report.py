@@ -42,7 +42,7 @@ class ClassResults:
 def read_results(course: Path) -> ClassResults:
     from nbgrader.api import MissingEntry
 
-    from autograder.grading import feedback, grade, gradebook
+    from autograder.grading import feedback, gradebook, results
 
     facts = Course.at(course)
     release_dir = facts.release_dir
@@ -56,7 +56,7 @@ def read_results(course: Path) -> ClassResults:
         points[number] = round(sum(cell_points.values()), 3)
         cells += [(number, grade_id, p) for grade_id, p in cell_points.items()]
 
-    graded = grade.read_grades(course)
+    graded = results.read_grades(course)
     listed = [g.student for g in graded]
     ungraded = {g.student: g.problem or "not graded" for g in graded if not g.graded}
 

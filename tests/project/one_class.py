@@ -25,7 +25,7 @@ from pathlib import Path
 
 from autograder import cli
 from autograder.authoring import release
-from autograder.grading import grade
+from autograder.grading import results
 from autograder.authoring import notebooks
 from autograder.authoring.alternatives import ALTERNATIVES, Alternative
 from autograder.authoring.mutants import MORE_MUTANTS, MUTANTS, Mutant, apply
@@ -161,7 +161,7 @@ class Graded:
     code: int       # what `nano-course grade` returned
     out: str        # what it printed
     err: str
-    grades: dict[str, grade.Grade]  # read back from grades.csv and problems.csv
+    grades: dict[str, results.Grade]  # read back from grades.csv and problems.csv
 
 
 def grade_class(course: Path, scratch: Path) -> Graded:
@@ -174,4 +174,4 @@ def grade_class(course: Path, scratch: Path) -> Graded:
     with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
         code = cli.main(["grade", str(subs), "--course", str(graded), "--timeout", str(TIMEOUT)])
     return Graded(graded, subs, code, out.getvalue(), err.getvalue(),
-                  {g.student: g for g in grade.read_grades(graded)})
+                  {g.student: g for g in results.read_grades(graded)})

@@ -17,7 +17,7 @@ import pytest
 
 from autograder.authoring import notebooks, release
 from autograder.check import behaviour, independent
-from autograder.grading import grade, records
+from autograder.grading import grade, records, results
 from tests.project import faulty_judge, late_reference, observers
 
 MINI = Path(__file__).parent / "mini" / "01-mini.md"
@@ -118,7 +118,7 @@ def test_a_judge_that_trips_on_one_students_code_holds_their_cell_and_tells_the_
 
     [told] = [line for line in said if line.startswith("grader error")]
     assert "mini_warmup" in told and "(quirky)" in told and "KeyError" in told and "held" in told, told
-    [kept] = [g for g in grade.read_grades(course) if g.student == "quirky"]
+    [kept] = [g for g in results.read_grades(course) if g.student == "quirky"]
     assert kept.problems == (fault,), "problems.csv keeps the detail for the instructor"
     from autograder.grading import gradebook
 

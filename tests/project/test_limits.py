@@ -24,7 +24,7 @@ import pytest
 
 from autograder import limits
 from autograder.authoring import notebooks, release
-from autograder.grading import grade
+from autograder.grading import grade, results
 
 SMALL = "cell=3 notebook=50 kernel_start=30 check=160 check_startup=30"
 SLEEP = 3600  # seconds each student function sleeps before doing its work
@@ -86,7 +86,7 @@ def test_a_hand_in_slow_in_every_notebook_gets_what_it_honestly_earns(needs_bwra
                           timeout=small.job + small.reference_wait + 300)
     seconds = time.monotonic() - started
     assert done.returncode == 0, done.stderr
-    [slow] = grade.read_grades(graded)
+    [slow] = results.read_grades(graded)
     assert slow.graded and "not graded" not in done.stdout, done.stdout
     honest = honest_points(graded, "slow")
     released = notebooks.points(notebooks.load(next((graded / "release" / release.ASSIGNMENT).glob("01-*.ipynb"))))

@@ -16,7 +16,7 @@ import pytest
 
 from autograder import lock
 from autograder.authoring import notebooks, release
-from autograder.grading import grade
+from autograder.grading import grade, results
 
 pytestmark = pytest.mark.slow
 COMMAND = str(Path(sys.executable).with_name("nano-course"))
@@ -64,7 +64,7 @@ def test_a_second_run_refuses_in_one_sentence_and_ctrl_c_stops_a_grading_cleanly
     assert (second.returncode, second.stdout, second.stderr) == (1, "", f"nano-course grade: {busy}")
     assert (rebuild.returncode, rebuild.stdout, rebuild.stderr) == (1, "", f"nano-course build: {busy}")
     assert first.returncode == 0, out + err
-    [alice] = grade.read_grades(course)
+    [alice] = results.read_grades(course)
     assert alice.student == "alice" and alice.total == sum(grade.max_points(course).values()), alice
     assert not alice.problems
     assert (course / "problems.csv").read_text(encoding="utf-8").strip().count("\n") == 0

@@ -21,7 +21,7 @@ import pytest
 
 from autograder import cli
 from autograder.authoring import release
-from autograder.grading import grade
+from autograder.grading import grade, results
 
 SAMPLES = release.ROOT / "fixtures" / "submissions"
 TIMEOUT = "20"  # seconds per cell, as fixtures/submissions/expected.csv was made with
@@ -134,12 +134,12 @@ def test_a_crash_while_writing_grades_leaves_the_previous_file_whole(tmp_path):
     path = tmp_path / "grades.csv"
     path.write_text("student_id,01,total\nalice,1,1\n")
     before = path.read_bytes()
-    broken = grade.Grade("bob", {"01": "not a number"})  # fails while its row is formatted
+    broken = results.Grade("bob", {"01": "not a number"})  # fails while its row is formatted
     with pytest.raises(ValueError):
-        grade.write_csv([grade.Grade("alice", {"01": 0.5}), broken], ["01"], path)
+        results.write_csv([results.Grade("alice", {"01": 0.5}), broken], ["01"], path)
     assert path.read_bytes() == before
     assert [p.name for p in tmp_path.iterdir()] == ["grades.csv"], "no half-written file is left"
-    grade.write_csv([grade.Grade("alice", {"01": 0.5})], ["01"], path)
+    results.write_csv([results.Grade("alice", {"01": 0.5})], ["01"], path)
     assert path.read_text() == "student_id,01,total\nalice,0.5,0.5\n"
 
 
@@ -203,7 +203,7 @@ def test_grades_accumulate_over_a_term(term_course, tmp_path, capsys):
     assert [line.split()[0] for line in table.strip().splitlines()[1:-1]] == ["partial", "perfect", "untouched"]
     assert "(4 students, 1 of them from earlier runs)" in out
     assert "10 / 10" in (course / "feedback" / "perfect" / "index.html").read_text()
-    assert grade.read_grades(course)[1].scores == {"01": 1.0, "02": 1.5, "03": 1.5, "04": 1.5,
+    assert results.read_grades(course)[1].scores == {"01": 1.0, "02": 1.5, "03": 1.5, "04": 1.5,
                                                    "05": 2.5, "06": 2.0}
 
     # An empty folder, and a folder holding one stray file: refused, and nothing changes.

@@ -29,7 +29,7 @@ import pytest
 from autograder import cli
 from autograder.authoring import notebooks, release
 from autograder.check import independent
-from autograder.grading import feedback, grade, records
+from autograder.grading import feedback, grade, records, results
 from tests.project.one_class import function_bodies, replace_solution
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("unforgeable")]  # one worker grades the class
@@ -87,7 +87,7 @@ def write_class(release_dir: Path, subs: Path) -> None:
 class Run:
     def __init__(self, course: Path, code: int, out: str):
         self.course, self.code, self.out = course, code, out
-        self.grades = {g.student: g for g in grade.read_grades(course)}
+        self.grades = {g.student: g for g in results.read_grades(course)}
 
     def cells(self, student: str) -> dict[str, float]:
         """grade_id -> score, from the course's gradebook."""
