@@ -48,7 +48,8 @@ class HandIn:
     student: str
     source: Path
     problem: str = ""
-    parts: tuple[Path, ...] = ()  # an LMS download's entries of this student, oldest first (`assemble`)
+    parts: tuple[tuple[Path, str], ...] = ()  # an LMS download's entries of this student and their
+    #                                            files' names as uploaded, oldest first (`assemble`)
     notes: tuple[str, ...] = ()  # what the LMS says of the hand-in: late, the newest of several
 
 
