@@ -43,8 +43,12 @@ def main(argv: list[str] | None = None) -> int:
 
     grade = commands.add_parser("grade", help="autograde every submission in SUBMISSIONS; write grades.csv and feedback")
     grade.add_argument("submissions", type=Path,
-                       help="a folder holding one folder or <student_id>.zip per student, or an "
-                            "nbgrader course whose submitted/ came from nbgrader collect")
+                       help="a folder holding one folder or <student_id>.zip per student, an "
+                            "nbgrader course whose submitted/ came from nbgrader collect, or a Canvas "
+                            "or Moodle download of the submissions (its zip, or the zip unpacked)")
+    grade.add_argument("--roster", type=Path, default=None,
+                       help="CSV of the class (student_id, and canvas_id, moodle_participant or name): "
+                            "maps an LMS download's students to student ids")
     grade.add_argument("--course", type=Path, default=None, help=COURSE_HELP)
     grade.add_argument("--workers", type=int, default=None,
                        help="students graded at once (default: four per CPU, at most 8)")
@@ -59,6 +63,11 @@ def main(argv: list[str] | None = None) -> int:
     grade.add_argument("--db-url", default=None,
                        help="refuse to grade unless the course keeps its gradebook in this database "
                             "(nano-course build --db-url puts it there)")
+
+    remove = commands.add_parser("remove", help="take students (or junk ids an earlier grade made) out of the "
+                                                "course: gradebook, grades.csv, problems.csv, their files")
+    remove.add_argument("students", nargs="+", metavar="STUDENT")
+    remove.add_argument("--course", type=Path, default=None, help=COURSE_HELP)
 
     bench = commands.add_parser("bench", help="grade a generated class with nano-course grade and with "
                                               "stock nbgrader autograde; print the speedup")
@@ -109,7 +118,7 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("--unsafe", action="store_true", help="with --behaviours: run without the sandbox")
 
     args = parser.parse_args(argv)
-    if args.command in ("grade", "replay", "report", "export") and args.course is None:
+    if args.command in ("grade", "remove", "replay", "report", "export") and args.course is None:
         args.course = default_course()
     if args.command == "build" and args.out is None:
         args.out = default_course()
@@ -209,8 +218,6 @@ def _grade(args) -> int:
         raise ValueError(f"--workers must be at least 1, not {args.workers}")
     if args.timeout is not None and args.timeout < 1:
         raise ValueError(f"--timeout must be at least 1 (seconds a cell may run), not {args.timeout}")
-    if not args.submissions.is_dir():
-        raise OSError(f"{args.submissions} is not a folder of submissions")
     if args.unsafe:
         print("nano-course grade: warning: --unsafe: student code runs unconfined, with your "
               "permissions", file=sys.stderr, flush=True)
@@ -220,8 +227,17 @@ def _grade(args) -> int:
     workers = args.workers if args.workers is not None else grade.default_workers()
     grades = grade.grade_all(args.submissions, args.course, echo=lambda line: print(line, flush=True),
                              workers=workers, timeout=args.timeout, unsafe=args.unsafe,
-                             scheduler=args.scheduler, db_url=args.db_url)
+                             scheduler=args.scheduler, db_url=args.db_url, roster=args.roster)
     return 1 if any(g.failed for g in grades) else 0
+
+
+def _remove(args) -> int:
+    from autograder.grading import remove
+
+    if refusal(args.course):
+        raise ValueError(refusal(args.course))
+    remove.remove(args.course, args.students)
+    return 0
 
 
 def _bench(args) -> int:
@@ -296,7 +312,7 @@ def _check(args) -> int:
 
 
 COMMANDS = {"build": _build, "student": _student, "grade": _grade, "bench": _bench, "report": _report,
-            "replay": _replay,
+            "replay": _replay, "remove": _remove,
             "export": _export, "samples": _samples, "notebooks": _notebooks, "check": _check}
 
 if __name__ == "__main__":

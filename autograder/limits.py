@@ -110,6 +110,8 @@ MAX_FILES = 5_000  # files in one hand-in
 MAX_RATIO = 200  # uncompressed / compressed size of one zip member larger than RATIO_FLOOR
 RATIO_FLOOR = 1_000_000  # bytes: a zip member smaller than this may compress as well as it likes
 MAX_DEPTH = 4  # how deep an archive may nest the workspace
+MAX_DOWNLOAD_BYTES = 2_000_000_000  # an LMS download's zip unpacked: the class's hand-ins, each under MAX_BYTES
+MAX_DOWNLOAD_FILES = 100_000  # files in an LMS download's zip
 CONNECT_TIMEOUT = 30  # seconds to reach a Dask scheduler
 
 # The names the grading modules use.

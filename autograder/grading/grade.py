@@ -59,8 +59,10 @@ def max_points(course: Path) -> dict[str, float]:
 
 def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
               timeout: int | None = None, feedback: bool = True, unsafe: bool = False,
-              scheduler: str | None = None, db_url: str | None = None) -> list[Grade]:
-    """Grade every hand-in in `submissions` with the course at `course`.
+              scheduler: str | None = None, db_url: str | None = None,
+              roster: Path | None = None) -> list[Grade]:
+    """Grade every hand-in in `submissions` (a folder, or an LMS download's zip: intake.py) with
+    the course at `course`; `roster` maps an LMS download's ids to student ids.
 
     Writes `grades.csv`, `problems.csv`, `feedback/<student>/` and `logs/<student>.txt` in the
     course; echoes one progress line per student and the table. `timeout` overrides the
@@ -81,14 +83,15 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
         raise ValueError(f"the time limit must be at least 1 second a cell, not {timeout}")
     if not unsafe and not bwrap.available():
         raise RuntimeError(bwrap.MISSING)
-    hand_ins, notes = intake.class_in(submissions)
-    course = course.resolve()
-    refused = refusal(course)
-    if refused:
-        raise ValueError(refused)
-    with lock.holding(course, "grade"):
-        return _grade_all(hand_ins, notes, course, echo, workers=workers, timeout=timeout, feedback=feedback,
-                          unsafe=unsafe, scheduler=scheduler, db_url=db_url)
+    with intake.opened(submissions) as folder:
+        hand_ins, notes = intake.class_in(folder, roster, shown=submissions)
+        course = course.resolve()
+        refused = refusal(course)
+        if refused:
+            raise ValueError(refused)
+        with lock.holding(course, "grade"):
+            return _grade_all(hand_ins, notes, course, echo, workers=workers, timeout=timeout,
+                              feedback=feedback, unsafe=unsafe, scheduler=scheduler, db_url=db_url)
 
 
 def _grade_all(hand_ins, notes, course: Path, echo, *, workers, timeout, feedback, unsafe, scheduler,
@@ -149,8 +152,9 @@ def _grade_all(hand_ins, notes, course: Path, echo, *, workers, timeout, feedbac
                 report(Grade(hand_in.student, zeros, (problem(hand_in.problem, records.REFUSED),), graded=False))
                 continue
             try:
-                found = [problem(said, records.REPAIRED)
-                         for said in intake.stage(hand_in, course / "submitted" / hand_in.student / facts.assignment)]
+                found = [problem(said, records.NOTED) for said in hand_in.notes]
+                found += [problem(said, records.REPAIRED)
+                          for said in intake.stage(hand_in, course / "submitted" / hand_in.student / facts.assignment)]
                 found += _prepare(course, hand_in.student)
             except intake.IntakeError as exc:
                 report(Grade(hand_in.student, zeros, (problem(str(exc), records.REFUSED),), graded=False))

@@ -1,13 +1,16 @@
 """Intake: a folder of hand-ins, turned into one clean workspace copy per student, or a reason why not.
 
-A hand-in is a folder named by student id, a `<student_id>.zip` (the shape an LMS download
-has), or a student's folder in the `submitted/` of an nbgrader course (as `nbgrader collect`
-leaves it). Archives may nest the workspace in top folders and carry `__MACOSX` or
+A hand-in is a folder named by student id, a `<student_id>.zip`, a student's folder in the
+`submitted/` of an nbgrader course (as `nbgrader collect` leaves it), or a student's files in a
+Canvas or Moodle download (lms.py), mapped to their id through the roster: a zip, loose
+`nano/*.py` and notebooks, put together into one workspace (`assemble`). The download may come
+as its zip (`opened`). Archives may nest the workspace in top folders and carry `__MACOSX` or
 `.ipynb_checkpoints`; those are found or dropped. A bad id, two hand-ins for one id, an unsafe or
 oversized zip are reported with their reason and never guessed at. A folder with nothing that
 could be a hand-in (empty, stray files, a workspace itself) is refused as a whole (`class_in`).
 """
 
+import contextlib
 import datetime
 import os
 import re
@@ -16,10 +19,14 @@ import stat
 import tempfile
 import zipfile
 import zlib
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from autograder.limits import MAX_BYTES, MAX_DEPTH, MAX_FILES, MAX_RATIO, RATIO_FLOOR
+from autograder.grading import lms
+from autograder.grading import roster as rosters
+from autograder.limits import (MAX_BYTES, MAX_DEPTH, MAX_DOWNLOAD_BYTES, MAX_DOWNLOAD_FILES, MAX_FILES,
+                               MAX_RATIO, RATIO_FLOOR)
 
 STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
 JUNK_DIRS = {"__MACOSX", ".ipynb_checkpoints", "__pycache__", ".git", ".venv", "venv"}
@@ -42,6 +49,9 @@ class HandIn:
     student: str
     source: Path
     problem: str = ""
+    parts: tuple[tuple[Path, str], ...] = ()  # an LMS download's entries of this student and their
+    #                                            files' names as uploaded, oldest first (`assemble`)
+    notes: tuple[str, ...] = ()  # what the LMS says of the hand-in: late, the newest of several
 
 
 def hand_ins(folder: Path) -> tuple[list[HandIn], list[str]]:
@@ -84,12 +94,14 @@ def hand_ins(folder: Path) -> tuple[list[HandIn], list[str]]:
     return sorted(rows, key=lambda row: row.student.lower()), notes
 
 
-def class_in(folder: Path) -> tuple[list[HandIn], list[str]]:
-    """`hand_ins(folder)`, or IntakeError, in one sentence starting "no hand-ins in", when nothing
-    in `folder` could be a student's hand-in: it is empty, holds only stray files or folders
-    without a workspace, is itself one student's workspace, or is an nbgrader course with no
-    `submitted/`. Grading such a folder is a mistake of the command line, not a class."""
-    said = f"no hand-ins in {folder}"
+def class_in(folder: Path, roster: Path | None = None, shown: Path | None = None) -> tuple[list[HandIn], list[str]]:
+    """The hand-ins of `folder` (`hand_ins`, or a Canvas or Moodle download's, mapped to student
+    ids through the CSV `roster`), or IntakeError, in one sentence starting "no hand-ins in",
+    when nothing in `folder` could be a student's hand-in: it is empty, holds only stray files or
+    folders without a workspace, is itself one student's workspace, or is an nbgrader course with
+    no `submitted/`. Grading such a folder is a mistake of the command line, not a class.
+    `shown` is the folder's name in messages (the download's zip, for its unpacked copy)."""
+    said = f"no hand-ins in {shown or folder}"
     course = (folder / "nbgrader_config.py").is_file()
     if course and not (folder / "submitted").is_dir():
         raise IntakeError(f"{said}: it is an nbgrader course with no submitted/ folder (run nbgrader "
@@ -97,6 +109,13 @@ def class_in(folder: Path) -> tuple[list[HandIn], list[str]]:
     if _is_workspace(folder):
         raise IntakeError(f"{said}: it is one student's workspace; give the folder that holds one "
                           "folder or <student_id>.zip per student")
+    entries = [] if course else _entries(folder)
+    try:
+        kind = lms.layout(entries)
+    except lms.LayoutError as exc:
+        raise IntakeError(f"{shown or folder} cannot be graded: {exc}") from None
+    if kind:
+        return _download(entries, kind, roster, shown or folder)
     rows, notes = hand_ins(folder)
     if any(_could_be_graded(row.source) for row in rows):
         return rows, notes
@@ -104,9 +123,72 @@ def class_in(folder: Path) -> tuple[list[HandIn], list[str]]:
     names = sorted(entry.name for entry in where.iterdir())
     if not names:
         raise IntakeError(f"{said}: {'its submitted/ folder' if course else 'it'} is empty")
-    shown = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
+    shown_names = ", ".join(names[:3]) + (f" and {len(names) - 3} more" if len(names) > 3 else "")
     raise IntakeError(f"{said}: nothing in it is a student's folder holding a workspace or a "
-                      f"<student_id>.zip (it holds {shown})")
+                      f"<student_id>.zip (it holds {shown_names})")
+
+
+def _entries(folder: Path) -> list[Path]:
+    return [entry for entry in sorted(folder.iterdir())
+            if not (entry.name.startswith(".") or entry.name in JUNK_DIRS or JUNK_FILES.match(entry.name))]
+
+
+def _download(entries: list[Path], kind: str, roster: Path | None, shown: Path) -> tuple[list[HandIn], list[str]]:
+    """The hand-ins of a `kind` download (lms.py), each under the student id the roster gives
+    its LMS id; the entries that cannot be placed are notes, never students."""
+    column = lms.ROSTER_COLUMN[kind]
+    if roster is None:
+        raise IntakeError(f"{shown} is a {kind} download, which names students by {kind}'s ids: pass "
+                          f"--roster FILE, a CSV with the columns student_id and {column} (or name), "
+                          "to grade each under your student id (student_id may be the "
+                          f"{kind} id itself)")
+    people = rosters.read(roster)
+    if column not in people.columns and "name" not in people.columns:
+        raise IntakeError(f"roster {roster} has no {column} column and no name column, which a "
+                          f"{kind} download is matched by: add {column}")
+    claims, notes = lms.claims(entries, kind, people)
+    found: dict[str, list[lms.Claim]] = {}
+    for claim in claims:
+        if not STUDENT_ID.match(claim.student):
+            notes.append(f"not placed: {claim.who}: the roster's student_id {claim.student!r} is not a "
+                         "valid student id (letters, digits, _ . @ -): fix it in the roster")
+            continue
+        found.setdefault(claim.student.lower(), []).append(claim)
+    rows = []
+    for group in found.values():
+        first = group[0]
+        if len(group) == 1:
+            rows.append(HandIn(first.student, first.parts[0][0], parts=first.parts, notes=first.notes))
+            continue
+        who = " and ".join(claim.who for claim in group)
+        rows.append(HandIn(first.student, first.parts[0][0], f"duplicate: {who} both map to this id in "
+                                                             f"the roster: not graded, fix the roster"))
+    if not rows:
+        raise IntakeError(f"no hand-ins in {shown}: no one in this {kind} download could be placed ("
+                          + "; ".join(notes[:3]) + (f"; and {len(notes) - 3} more" if len(notes) > 3 else "")
+                          + ")")
+    return sorted(rows, key=lambda row: row.student.lower()), notes
+
+
+@contextlib.contextmanager
+def opened(submissions: Path) -> Iterator[Path]:
+    """`submissions` as a folder: itself, or a download's zip unpacked into a temporary folder
+    while the `with` lasts (under the class's limits; each hand-in's own apply when it is staged).
+    A zip whose one top folder holds the class is read through that folder."""
+    if submissions.is_dir():
+        yield submissions
+        return
+    if not submissions.exists():
+        raise IntakeError(f"{submissions} does not exist: name the folder of hand-ins, or the LMS download's zip")
+    if not submissions.name.lower().endswith(".zip"):
+        raise IntakeError(f"{submissions} is not a folder of hand-ins or an LMS download's .zip")
+    with tempfile.TemporaryDirectory(prefix="nano-download-") as tmp:
+        folder = Path(tmp)
+        unpack(submissions, folder, MAX_DOWNLOAD_BYTES, MAX_DOWNLOAD_FILES)
+        inner = _entries(folder)
+        if len(inner) == 1 and inner[0].is_dir() and not lms.entry(inner[0]) and not _could_be_graded(inner[0]):
+            folder = inner[0]
+        yield folder
 
 
 def _could_be_graded(source: Path) -> bool:
@@ -127,30 +209,32 @@ def unpack(archive: Path, dest: Path, max_bytes: int = MAX_BYTES, max_files: int
     members, more than `max_bytes` unpacked, and members that inflate more than `max_ratio` times
     (a zip bomb). Symbolic links and junk (`__MACOSX`, checkpoints, caches) are not extracted.
     """
+    refused = f"{archive.name} refused"
     try:
         zf = zipfile.ZipFile(archive)
     except (zipfile.BadZipFile, EOFError) as exc:  # an OSError is the machine's, not the hand-in's
-        raise IntakeError(f"not a readable zip file ({exc})") from None
+        raise IntakeError(f"{archive.name} is not a readable zip file ({exc})") from None
     with zf:
         members = zf.infolist()
         if len(members) > max_files:
-            raise IntakeError(f"zip holds {len(members)} files, more than the limit of {max_files}")
+            raise IntakeError(f"{refused}: it holds {len(members)} files, more than the limit of {max_files}")
         total = 0
         keep = []
         for info in members:
             name = info.filename.replace("\\", "/")
             parts = PurePosixPath(name).parts
             if name.startswith("/") or ".." in parts or (parts and ":" in parts[0]):
-                raise IntakeError(f"zip refused: member {name!r} would be written outside the "
+                raise IntakeError(f"{refused}: member {name!r} would be written outside the "
                                   "submission (path traversal)")
             if info.flag_bits & 0x1:
-                raise IntakeError(f"zip refused: member {name!r} is encrypted")
+                raise IntakeError(f"{refused}: member {name!r} is encrypted")
             total += info.file_size
             if total > max_bytes:
-                raise IntakeError(f"zip refused: it unpacks to more than {max_bytes // 1_000_000} MB "
-                                  "(a zip bomb, or data that does not belong in a workspace)")
+                raise IntakeError(f"{refused}: it unpacks to more than {max_bytes // 1_000_000} MB, "
+                                  f"{name!r} ({info.file_size / 1e6:.1f} MB) passing the limit (a zip "
+                                  "bomb, or data that does not belong in a workspace: hand in without it)")
             if info.file_size > RATIO_FLOOR and info.file_size > max_ratio * max(info.compress_size, 1):
-                raise IntakeError(f"zip refused: member {name!r} inflates "
+                raise IntakeError(f"{refused}: member {name!r} inflates "
                                   f"{info.file_size // max(info.compress_size, 1)} times "
                                   f"({info.file_size:,} bytes; a zip bomb)")
             if stat.S_ISLNK(info.external_attr >> 16) or any(p in JUNK_DIRS for p in parts) \
@@ -164,7 +248,7 @@ def unpack(archive: Path, dest: Path, max_bytes: int = MAX_BYTES, max_files: int
                 continue
             target = root.joinpath(*parts)
             if root not in target.resolve().parents and target.resolve() != root:
-                raise IntakeError(f"zip refused: member {info.filename!r} escapes the submission")
+                raise IntakeError(f"{refused}: member {info.filename!r} escapes the submission")
             if info.is_dir():
                 target.mkdir(parents=True, exist_ok=True)
                 continue
@@ -174,11 +258,12 @@ def unpack(archive: Path, dest: Path, max_bytes: int = MAX_BYTES, max_files: int
                     while chunk := src.read(1 << 16):
                         written += len(chunk)
                         if written > max_bytes:  # the headers lied about the sizes
-                            raise IntakeError(f"zip refused: it unpacks to more than "
-                                              f"{max_bytes // 1_000_000} MB (a zip bomb)")
+                            raise IntakeError(f"{refused}: it unpacks to more than {max_bytes // 1_000_000} MB, "
+                                              f"{info.filename!r} passing the limit (a zip bomb)")
                         out.write(chunk)
             except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
-                raise IntakeError(f"not a readable zip file (member {info.filename!r}: {exc})") from None
+                raise IntakeError(f"{archive.name} is not a readable zip file (member {info.filename!r}: "
+                                  f"{exc})") from None
 
 
 def workspace_root(folder: Path) -> Path:
@@ -213,7 +298,7 @@ def _is_workspace(folder: Path) -> bool:
 
 def copy_clean(src: Path, dest: Path, max_bytes: int = MAX_BYTES, max_files: int = MAX_FILES) -> list[str]:
     """Copy the workspace `src` to `dest` without junk or symbolic links; return what was left out."""
-    total, count, skipped = 0, 0, []
+    total, count, skipped, largest = 0, 0, [], (0, "")
     for dirpath, dirnames, filenames in os.walk(src):
         dirnames[:] = sorted(d for d in dirnames if d not in JUNK_DIRS)
         for name in filenames:
@@ -223,11 +308,16 @@ def copy_clean(src: Path, dest: Path, max_bytes: int = MAX_BYTES, max_files: int
             if path.is_symlink() or not path.is_file():
                 skipped.append(str(path.relative_to(src)))
                 continue
-            total += path.stat().st_size
+            size = path.stat().st_size
+            total += size
             count += 1
-            if total > max_bytes or count > max_files:
-                raise IntakeError(f"larger than the limit of {max_bytes // 1_000_000} MB or "
-                                  f"{max_files} files: not graded")
+            largest = max(largest, (size, str(path.relative_to(src))))
+            if count > max_files:
+                raise IntakeError(f"holds more than the limit of {max_files} files: not graded")
+    if total > max_bytes:
+        raise IntakeError(f"larger than the limit of {max_bytes // 1_000_000} MB ({total / 1e6:.1f} MB; its "
+                          f"largest file: {largest[1]}, {largest[0] / 1e6:.1f} MB): not graded; hand in "
+                          "without what does not belong in the workspace")
     for dirpath, dirnames, filenames in os.walk(src):
         dirnames[:] = [d for d in dirnames if d not in JUNK_DIRS and not Path(dirpath, d).is_symlink()]
         rel = Path(dirpath).relative_to(src)
@@ -240,12 +330,56 @@ def copy_clean(src: Path, dest: Path, max_bytes: int = MAX_BYTES, max_files: int
     return [f"ignored symbolic link {name}" for name in skipped]
 
 
+def assemble(parts: tuple[tuple[Path, str], ...], dest: Path) -> list[str]:
+    """One workspace at `dest` from an LMS download's entries of one student, oldest first, each
+    laid over those before it: a zip or a folder that holds a workspace (in top folders or not) is
+    copied in whole; loose files go where a workspace has them, notebooks at the top and .py files
+    in nano/; a folder or zip of loose files is read as its files. Returns notes on files left
+    out; IntakeError for an unsafe zip."""
+    dest.mkdir(parents=True, exist_ok=True)
+    notes: list[str] = []
+    for path, name in parts:
+        _lay(path, name or path.name, dest, notes)
+    return notes
+
+
+def _lay(path: Path, name: str, dest: Path, notes: list[str]) -> None:
+    if path.is_symlink() or name in JUNK_DIRS or JUNK_FILES.match(name) or name.startswith("."):
+        return
+    if path.is_dir():
+        try:
+            root = workspace_root(path)
+        except IntakeError:
+            root = path
+        if (root / "nano").is_dir():
+            notes += copy_clean(root, dest)
+        else:  # notebooks beside loose .py files (Moodle's folder of uploads), or no workspace at all
+            for child in sorted(root.iterdir()):
+                _lay(child, child.name, dest, notes)
+    elif name.lower().endswith(".zip"):
+        with tempfile.TemporaryDirectory(prefix="nano-intake-") as tmp:
+            unpack(path, Path(tmp))
+            _lay(Path(tmp), name, dest, notes)
+    elif NOTEBOOK.match(name):
+        shutil.copyfile(path, dest / name)
+    elif name.endswith(".py"):
+        (dest / "nano").mkdir(exist_ok=True)
+        shutil.copyfile(path, dest / "nano" / name)
+    else:
+        notes.append(f"ignored {name}: not a file of the workspace (a lecture notebook or a nano/*.py)")
+
+
 def stage(hand_in: HandIn, dest: Path) -> list[str]:
     """Put the workspace of `hand_in` at `dest` (a course's submitted/<id>/<assignment>), cleaned.
 
     Returns notes on what was left out; raises IntakeError when there is nothing safe to grade.
-    A hand-in already at `dest` (nbgrader's own submitted/ folder) is graded where it is.
+    A hand-in already at `dest` (nbgrader's own submitted/ folder) is graded where it is; one of
+    an LMS download's is assembled from its parts first.
     """
+    if hand_in.parts:
+        with tempfile.TemporaryDirectory(prefix="nano-intake-") as tmp:
+            notes = assemble(hand_in.parts, Path(tmp, "workspace"))
+            return notes + _replace(workspace_root(Path(tmp, "workspace")), dest)
     if hand_in.source.is_dir():
         root = workspace_root(hand_in.source)
         if root.resolve() == dest.resolve():

@@ -22,7 +22,8 @@ UNVERIFIED = "unverified"  # the independent check did not run (--no-verify)
 FAILED = "failed"  # the grader failed on the hand-in (its process died or raised): the run's failure, never recorded as the student's
 EARLIER = "earlier"  # a later hand-in of a graded student was not graded; the earlier grade stands
 GRADER = "grader"  # the grader failed on a cell (a judge raised): nbgrader's result stands there
-KINDS = (REFUSED, REPAIRED, EXECUTION, NBGRADER, UNCONFIRMED, UNVERIFIED, FAILED, EARLIER, GRADER)
+NOTED = "noted"  # what the LMS said of the hand-in (late, the newest of several uploads): nothing wrong with it
+KINDS = (REFUSED, REPAIRED, EXECUTION, NBGRADER, UNCONFIRMED, UNVERIFIED, FAILED, EARLIER, GRADER, NOTED)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,157 @@
+"""An LMS's download of an assignment's submissions, read as the students it holds.
+
+Two downloads are understood, as they arrive (intake.py unpacks the zip):
+- Canvas "Download Submissions": flat files `lastnamefirstname_[LATE_]<user id>_<number>_<file>`,
+  the number growing with each upload; a re-uploaded file's name gets Canvas's `-1` suffix.
+- Moodle "Download all submissions": a folder `Full Name_<participant id>_assignsubmission_file_/`
+  per student holding their files (or, without "download submissions in folders", the files
+  themselves named `Full Name_<participant id>_assignsubmission_file_<file>`); online-text
+  entries (`..._assignsubmission_onlinetext_`) carry no code and are ignored.
+
+`layout` tells which download a folder is from its entries' names; `claims` groups the entries
+by student and maps each LMS id to our student id through the roster (roster.py). An entry
+that cannot be placed, a user the roster lacks or a file outside the layout, is said in one
+line and never becomes a student.
+"""
+
+import itertools
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+from autograder.grading import roster as rosters
+
+CANVAS, MOODLE = "Canvas", "Moodle"
+CANVAS_NAME = re.compile(r"^(?P<slug>[^\W_]+)_(?P<late>LATE_)?(?P<user>\d+)_(?P<number>\d+)_(?P<file>.+)$")
+MOODLE_NAME = re.compile(r"^(?P<name>.+)_(?P<user>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<file>.*)$")
+RESUBMITTED = re.compile(r"^(?P<stem>.+?)-\d+(?P<ext>\.[^.]+)$")  # Canvas's nano-1.zip for nano.zip
+ROSTER_COLUMN = {CANVAS: "canvas_id", MOODLE: "moodle_participant"}
+PATTERN = {CANVAS: "lastnamefirstname_<user id>_<number>_<file>",
+           MOODLE: "Full Name_<participant id>_assignsubmission_file_/"}
+
+
+class LayoutError(ValueError):
+    """A download that cannot be read as one LMS's, and why, in one sentence."""
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One entry of a download: a student's file, or (Moodle) their folder of files."""
+
+    path: Path
+    user: str  # the LMS's id: Canvas user id, Moodle participant id
+    name: str  # the name the LMS gives: Canvas's slug "hoppergrace", Moodle's "Grace Hopper"
+    file: str  # the file's own name as uploaded ("" for a Moodle folder)
+    number: int = 0  # Canvas's upload number: a later upload has a larger one
+    late: bool = False
+    text: bool = False  # Moodle's online text: nothing to grade
+
+
+@dataclass(frozen=True)
+class Claim:
+    """The entries that make one student's hand-in, oldest first, and what the LMS says of it."""
+
+    student: str
+    who: str  # "Canvas user 23456 (hoppergrace)", for messages
+    parts: tuple[tuple[Path, str], ...]  # (entry, its file's name as uploaded, resubmission suffix
+    #                                       dropped: "tools.py"; "" for a Moodle folder)
+    notes: tuple[str, ...] = ()
+
+
+def entry(path: Path) -> tuple[str, Entry] | None:
+    """(layout, entry) for a name one of the downloads gives, else None."""
+    if path.is_file() and (m := CANVAS_NAME.match(path.name)):
+        return CANVAS, Entry(path, m["user"], m["slug"], m["file"], int(m["number"]), bool(m["late"]))
+    if m := MOODLE_NAME.match(path.name):
+        return MOODLE, Entry(path, m["user"], m["name"], m["file"], text=m["plugin"] != "file")
+    return None
+
+
+def layout(paths: list[Path]) -> str | None:
+    """CANVAS or MOODLE when entries of `paths` are named as that download names them, None when
+    none are; LayoutError when both are (two downloads poured into one folder)."""
+    found = {kind for kind, _ in filter(None, map(entry, paths))}
+    if len(found) > 1:
+        raise LayoutError("it mixes a Canvas download (files named lastnamefirstname_<user id>_...) "
+                          "and a Moodle one (folders named Full Name_<id>_assignsubmission_file_): "
+                          "grade each download on its own")
+    return found.pop() if found else None
+
+
+def claims(paths: list[Path], kind: str, roster: rosters.Roster) -> tuple[list[Claim], list[str]]:
+    """The students of the `kind` download whose entries are `paths`, mapped through `roster`,
+    and one line for each entry that could not be placed (or was ignored)."""
+    column = ROSTER_COLUMN[kind]
+    lines: list[str] = []
+    users: dict[str, list[Entry]] = {}
+    for path in paths:
+        found = entry(path)
+        if found is None or found[0] != kind:
+            what = "folder" if path.is_dir() else "file"
+            lines.append(f"not placed: {path.name}: a {what} not named as a {kind} download names a "
+                         f"student's ({PATTERN[kind]}); not graded")
+            continue
+        users.setdefault(found[1].user, []).append(found[1])
+    result: list[Claim] = []
+    for user, entries in sorted(users.items()):
+        who = f"{kind} user {user} ({entries[0].name})"
+        texts = [e for e in entries if e.text]
+        files = [e for e in entries if not e.text]
+        for e in texts:
+            lines.append(f"ignored: {e.path.name}: {kind}'s online text of {entries[0].name}; nano is graded "
+                         "from the files handed in")
+        if not files:
+            continue
+        person = roster.find(column, user) or _by_name(roster, kind, entries[0].name, column, user)
+        if person is None:
+            lines.append(f"not placed: {who}, {_count(files)}: not in the roster {roster.path} (no "
+                         f"{column} {user}, and no one name matches): add them there, then grade again")
+            continue
+        parts, notes = _newest(files, kind)
+        result.append(Claim(person.student_id, who, parts, notes))
+    return result, lines
+
+
+def _by_name(roster: rosters.Roster, kind: str, name: str, column: str, user: str) -> rosters.Person | None:
+    """The one person of `roster` whose name is the LMS's `name`, unless the roster gives them
+    another `column` id. Canvas gives only a slug, "hoppergrace": the roster's name words, run
+    together in some order, folded."""
+    if kind == MOODLE:
+        found = [roster.find("name", name)] if roster.find("name", name) else []
+    else:
+        slug = name.casefold()
+        found = [p for p in roster.people if p.name and slug in _slugs(p.name)]
+    found = [p for p in found if getattr(p, column) in ("", user)]
+    return found[0] if len(found) == 1 else None
+
+
+def _slugs(name: str) -> set[str]:
+    words = ["".join(c for c in w if c.isalnum()) for w in rosters.name_key(name)]
+    if len(words) > 5:
+        return {"".join(words)}
+    return {"".join(order) for order in itertools.permutations(words)}
+
+
+def _newest(files: list[Entry], kind: str) -> tuple[tuple[tuple[Path, str], ...], tuple[str, ...]]:
+    """The entries that make the hand-in, oldest first: of several uploads of one file (Canvas's
+    nano.zip and nano-1.zip, or two zips) the newest only; and the notes on them."""
+    notes = [f"{kind} marks it late"] if any(e.late for e in files) else []
+    groups: dict[str, list[tuple[Entry, str]]] = {}
+    for e in files:
+        name = e.file
+        if kind == CANVAS and (m := RESUBMITTED.match(name)):
+            name = m["stem"] + m["ext"]
+        key = "a zip" if name.lower().endswith(".zip") else name
+        groups.setdefault(key, []).append((e, name))
+    kept = []
+    for key, group in groups.items():
+        group.sort(key=lambda pair: (pair[0].number, pair[0].file))
+        kept.append(group[-1])
+        if len(group) > 1:
+            notes.append(f"handed in {key} {len(group)} times: graded the newest, {group[-1][0].file}")
+    kept.sort(key=lambda pair: (pair[0].number, not pair[1].lower().endswith(".zip"), pair[1]))
+    return tuple((e.path, name) for e, name in kept), tuple(notes)
+
+
+def _count(files: list[Entry]) -> str:
+    return f"{len(files)} file{'s' if len(files) != 1 else ''}" if files[0].file else files[0].path.name + "/"

@@ -1,0 +1,343 @@
+"""Hand-ins as Canvas and Moodle deliver them, graded from the download as it arrives.
+
+The downloads are made here as each LMS names them, from the sample class's reference-like
+hand-in (fixtures/submissions/perfect) and its untouched stub (untouched): Canvas's flat
+`lastnamefirstname_[LATE_]<user id>_<number>_<file>` files (a late resubmission, loose files, a
+user the roster lacks, a stray file, the download's own zip left in its folder), Moodle's
+`Full Name_<participant>_assignsubmission_file_/` folders (a name with a comma matched by name,
+loose files, a zip nested in top folders, online text, a participant the roster lacks). The
+fast tests read them; the slow ones grade one of each with `nano-course grade --roster` on a
+copy of the real course, then remove a student with `nano-course remove`.
+"""
+
+import csv
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from autograder.authoring import release
+from autograder.course import Course
+from autograder.grading import intake, lms, roster
+
+SAMPLES = release.ROOT / "fixtures" / "submissions"
+PERFECT, STUB = SAMPLES / "perfect", SAMPLES / "untouched"
+NANO_COURSE = Path(sys.executable).parent / "nano-course"
+ROSTER = ("student_id,name,canvas_id,moodle_participant\n"
+          'grace,"Hopper, Grace",23456,\n'
+          "ada,Ada Lovelace,,1002\n"
+          "alan,Alan Turing,45678,1003\n")
+
+
+def zip_workspace(workspace: Path, archive: Path, top: str = "") -> Path:
+    """`workspace` zipped as a student does it, under the top folders `top` ("a/b/"), with a
+    __MACOSX shadow."""
+    with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
+        for path in sorted(workspace.rglob("*")):
+            if path.is_file():
+                zf.write(path, top + path.relative_to(workspace).as_posix())
+        zf.writestr(f"__MACOSX/{top}._01-shape-of-an-agent.ipynb", b"\0\5\26\7")
+    return archive
+
+
+def canvas_download(folder: Path) -> Path:
+    """A Canvas "Download Submissions", unpacked, in `folder`."""
+    folder.mkdir(parents=True)
+    zip_workspace(STUB, folder / "hoppergrace_23456_78901_nano.zip", "nano-workspace/")
+    zip_workspace(PERFECT, folder / "hoppergrace_LATE_23456_79999_nano-1.zip", "grace/nano-workspace/")
+    for number, name in enumerate(["nano/protocol.py", "nano/tools.py", "01-shape-of-an-agent.ipynb",
+                                   "02-tools-that-read.ipynb"]):
+        shutil.copy(PERFECT / name, folder / f"lovelaceada_34567_{80001 + number}_{Path(name).name}")
+    zip_workspace(STUB, folder / "turingalan_45678_80100_nano.zip")
+    zip_workspace(PERFECT, folder / "smithjohn_99999_80200_nano.zip")
+    (folder / "smithjohn_99999_80201_readme.txt").write_text("hello\n")
+    (folder / "notes.txt").write_text("to grade by Friday\n")
+    return folder
+
+
+def moodle_download(folder: Path) -> Path:
+    """A Moodle "Download all submissions" (in folders), unpacked, in `folder`."""
+    grace = folder / "Hopper, Grace_1001_assignsubmission_file_"
+    grace.mkdir(parents=True)
+    for path in PERFECT.rglob("*.py"):
+        shutil.copy(path, grace / path.name)
+    for path in PERFECT.glob("*.ipynb"):
+        shutil.copy(path, grace / path.name)
+    ada = folder / "Ada Lovelace_1002_assignsubmission_file_"
+    ada.mkdir()
+    zip_workspace(PERFECT, ada / "nano.zip", "Ada Lovelace/nano-workspace/")
+    alan = folder / "Alan Turing_1003_assignsubmission_file_"
+    alan.mkdir()
+    for name in ("nano/tools.py", "nano/protocol.py", "02-tools-that-read.ipynb"):
+        shutil.copy(STUB / name, alan / Path(name).name)
+    text = folder / "Alan Turing_1003_assignsubmission_onlinetext_"
+    text.mkdir()
+    (text / "onlinetext.html").write_text("<p>see my files</p>")
+    nobody = folder / "Nobody Here_1009_assignsubmission_file_"
+    nobody.mkdir()
+    zip_workspace(PERFECT, nobody / "nano.zip")
+    (folder / "grading-worksheet.csv").write_text("Identifier,Full name\n")
+    return folder
+
+
+def zip_download(folder: Path, archive: Path) -> Path:
+    """The download as the LMS hands it over: `folder`'s entries, at the top of one zip."""
+    files = [path for path in sorted(folder.rglob("*")) if path.is_file()]  # before the zip is among them
+    with zipfile.ZipFile(archive, "w") as zf:
+        for path in files:
+            zf.write(path, path.relative_to(folder).as_posix())
+    return archive
+
+
+@pytest.fixture
+def roster_file(tmp_path) -> Path:
+    path = tmp_path / "roster.csv"
+    path.write_text(ROSTER, encoding="utf-8")
+    return path
+
+
+# ---------------------------------------------------------------------------------------------
+# Reading a download: fast, nothing graded
+
+
+def test_the_layout_is_told_from_the_names_and_a_mix_is_refused(tmp_path):
+    canvas = canvas_download(tmp_path / "canvas")
+    moodle = moodle_download(tmp_path / "moodle")
+    assert lms.layout(sorted(canvas.iterdir())) == lms.CANVAS
+    assert lms.layout(sorted(moodle.iterdir())) == lms.MOODLE
+    assert lms.layout(sorted(SAMPLES.iterdir())) is None
+    shutil.copytree(moodle / "Ada Lovelace_1002_assignsubmission_file_",
+                    canvas / "Ada Lovelace_1002_assignsubmission_file_")
+    with pytest.raises(intake.IntakeError, match="mixes a Canvas download .* and a Moodle one"):
+        intake.class_in(canvas, tmp_path / "unused.csv")
+
+
+def test_a_canvas_download_is_grouped_by_user_and_mapped_through_the_roster(tmp_path, roster_file):
+    canvas = canvas_download(tmp_path / "canvas")
+    zip_download(canvas, canvas / "submissions.zip")  # the download's own zip, left beside it
+    rows, notes = intake.class_in(canvas, roster_file)
+    by = {row.student: row for row in rows}
+    assert sorted(by) == ["ada", "alan", "grace"]
+    assert [name for _, name in by["grace"].parts] == ["nano.zip"], "the older upload is left out"
+    assert by["grace"].parts[0][0].name == "hoppergrace_LATE_23456_79999_nano-1.zip"
+    assert by["grace"].notes == ("Canvas marks it late", "handed in a zip 2 times: graded the newest, nano-1.zip")
+    assert [name for _, name in by["ada"].parts] == ["protocol.py", "tools.py", "01-shape-of-an-agent.ipynb",
+                                                     "02-tools-that-read.ipynb"]
+    assert by["alan"].notes == ()
+    assert not any(row.problem for row in rows)
+    assert len(notes) == 3, notes
+    assert any(n.startswith("not placed: Canvas user 99999 (smithjohn), 2 files: not in the roster") for n in notes)
+    assert any(n.startswith("not placed: notes.txt: a file not named as a Canvas download names") for n in notes)
+    assert any(n.startswith("not placed: submissions.zip:") for n in notes)
+
+
+def test_a_moodle_download_is_mapped_by_participant_or_by_a_name_with_a_comma(tmp_path, roster_file):
+    rows, notes = intake.class_in(moodle_download(tmp_path / "moodle"), roster_file)
+    assert [row.student for row in rows] == ["ada", "alan", "grace"]
+    assert all(len(row.parts) == 1 and row.parts[0][0].is_dir() for row in rows)
+    assert sorted(notes) == [
+        "ignored: Alan Turing_1003_assignsubmission_onlinetext_: Moodle's online text of Alan Turing; "
+        "nano is graded from the files handed in",
+        f"not placed: Moodle user 1009 (Nobody Here), Nobody Here_1009_assignsubmission_file_/: not in the "
+        f"roster {roster_file} (no moodle_participant 1009, and no one name matches): add them there, then "
+        "grade again",
+        "not placed: grading-worksheet.csv: a file not named as a Moodle download names a student's "
+        "(Full Name_<participant id>_assignsubmission_file_/); not graded"]
+
+
+def test_each_hand_in_is_assembled_into_one_workspace(tmp_path, roster_file):
+    rows, _ = intake.class_in(moodle_download(tmp_path / "moodle"), roster_file)
+    rows += intake.class_in(canvas_download(tmp_path / "canvas"), roster_file)[0]
+    for row in rows:
+        dest = tmp_path / "staged" / row.source.name / "nano"
+        intake.stage(row, dest)
+        assert (dest / "timestamp.txt").is_file()
+        if row.student == "ada" and not row.source.is_dir():  # Canvas: Ada's loose files
+            assert sorted(p.relative_to(dest).as_posix() for p in dest.rglob("*.*")) == [
+                "01-shape-of-an-agent.ipynb", "02-tools-that-read.ipynb", "nano/protocol.py", "nano/tools.py",
+                "timestamp.txt"]
+            assert (dest / "nano/tools.py").read_bytes() == (PERFECT / "nano/tools.py").read_bytes()
+        elif row.student in ("ada", "grace"):  # a nested zip, loose files, the newer upload
+            for path in PERFECT.rglob("*.*"):
+                assert (dest / path.relative_to(PERFECT)).read_bytes() == path.read_bytes(), (row, path)
+        else:
+            assert (dest / "nano/tools.py").read_bytes() == (STUB / "nano/tools.py").read_bytes()
+
+
+def test_a_download_without_a_roster_or_with_no_one_placed_is_refused_in_one_sentence(tmp_path):
+    canvas = canvas_download(tmp_path / "canvas")
+    with pytest.raises(intake.IntakeError, match=r"is a Canvas download, which names students by Canvas's ids: "
+                                                 r"pass --roster FILE, a CSV with the columns student_id and canvas_id"):
+        intake.class_in(canvas)
+    strangers = tmp_path / "strangers.csv"
+    strangers.write_text("student_id,canvas_id,name\nzed,1,Zed Zed\n")
+    with pytest.raises(intake.IntakeError, match="no hand-ins in .*: no one in this Canvas download could be placed"):
+        intake.class_in(canvas, strangers)
+    emails = tmp_path / "emails.csv"
+    emails.write_text("student_id,email\ngrace,grace@example.org\n")
+    with pytest.raises(intake.IntakeError, match="has no canvas_id column and no name column"):
+        intake.class_in(canvas, emails)
+
+
+def test_a_canvas_slug_matches_one_roster_name_only_and_never_one_with_another_id(tmp_path):
+    people = roster.read(_written(tmp_path / "r.csv", "student_id,name,canvas_id\n"
+                                                      "g1,Grace Hopper,\ng2,Grace Brewster Hopper,777\n"
+                                                      "o,Seán O'Brien,\n"))
+    assert lms._by_name(people, lms.CANVAS, "hoppergrace", "canvas_id", "1").student_id == "g1"
+    assert lms._by_name(people, lms.CANVAS, "obriensean", "canvas_id", "2").student_id == "o"
+    assert lms._by_name(people, lms.CANVAS, "hoppergracebrewster", "canvas_id", "3") is None, "another id"
+    assert lms._by_name(people, lms.CANVAS, "hoppergracebrewster", "canvas_id", "777").student_id == "g2"
+
+
+def test_a_download_zip_is_unpacked_under_the_guards_and_names_itself(tmp_path, roster_file):
+    archive = zip_download(canvas_download(tmp_path / "canvas"), tmp_path / "submissions.zip")
+    with intake.opened(archive) as folder:
+        rows, _ = intake.class_in(folder, roster_file, shown=archive)
+        assert [row.student for row in rows] == ["ada", "alan", "grace"]
+    assert not folder.exists()
+    with pytest.raises(intake.IntakeError, match=r"^submissions.zip refused: it unpacks to more than 0 MB, "
+                                                 r"'hoppergrace_23456_78901_nano.zip' \("):
+        intake.unpack(archive, tmp_path / "out", max_bytes=1000)
+    with pytest.raises(intake.IntakeError, match="is not a folder of hand-ins or an LMS download's .zip"):
+        with intake.opened(roster_file):
+            pass
+
+
+def test_the_size_limit_names_the_largest_file(tmp_path):
+    work = tmp_path / "alice"
+    shutil.copytree(PERFECT, work)
+    (work / "data").mkdir()
+    (work / "data" / "weights.bin").write_bytes(b"\0" * 2_000_000)
+    with pytest.raises(intake.IntakeError, match=r"larger than the limit of 1 MB \(2.\d MB; its largest file: "
+                                                 r"data/weights.bin, 2.0 MB\): not graded"):
+        intake.copy_clean(work, tmp_path / "copy", max_bytes=1_000_000)
+
+
+def _written(path: Path, text: str) -> Path:
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+# ---------------------------------------------------------------------------------------------
+# Graded for real: one Canvas download (its zip) and one Moodle download (unpacked), one course
+
+
+def nano_course(*args) -> subprocess.CompletedProcess:
+    return subprocess.run([str(NANO_COURSE), *map(str, args)], capture_output=True, text=True, timeout=1800)
+
+
+def grades_of(course: Path) -> dict[str, dict[str, str]]:
+    with (course / "grades.csv").open(newline="") as lines:
+        return {row["student_id"]: row for row in csv.DictReader(lines)}
+
+
+def problems_of(course: Path) -> dict[str, list[dict[str, str]]]:
+    found: dict[str, list[dict[str, str]]] = {}
+    with (course / "problems.csv").open(newline="") as lines:
+        for row in csv.DictReader(lines):
+            found.setdefault(row["student_id"], []).append(row)
+    return found
+
+
+@pytest.fixture(scope="module")
+def graded(course, tmp_path_factory):
+    """The course copied, the Canvas download's zip graded in it, then the Moodle download's
+    folder: what each run printed and left in grades.csv and problems.csv."""
+    base = tmp_path_factory.mktemp("lms")
+    mine = base / "course"
+    shutil.copytree(course, mine)
+    roster_path = _written(base / "roster.csv", ROSTER)
+    canvas = zip_download(canvas_download(base / "canvas"), base / "submissions.zip")
+    moodle = moodle_download(base / "moodle")
+    runs = {}
+    for name, download in (("canvas", canvas), ("moodle", moodle)):
+        done = nano_course("grade", download, "--course", mine, "--roster", roster_path, "--timeout", 20)
+        runs[name] = (done, grades_of(mine), problems_of(mine))
+    return mine, runs
+
+
+@pytest.mark.parametrize("run", ["canvas", "moodle"])
+@pytest.mark.slow
+@pytest.mark.xdist_group("lms")
+def test_a_download_is_graded_under_the_roster_ids_and_junk_is_listed_not_graded(graded, run):
+    course, runs = graded
+    done, grades, problems = runs[run]
+    assert done.returncode == 0, done.stderr
+
+    def said(start: str) -> bool:
+        return any(line.startswith(start) for line in done.stdout.splitlines())
+
+    points = Course.at(course).max_points()
+    full = f"{sum(points.values()):g}"
+    assert sorted(grades) == ["ada", "alan", "grace"], "no junk id, no LMS id"
+    assert grades["alan"]["total"] == "0", "the stub scores nothing"
+    assert grades["grace"]["total"] == full
+    if run == "canvas":  # Ada handed in lectures 01 and 02 as loose files
+        assert [grades["ada"][k] for k in sorted(points)] == [f"{points[k]:g}" if k in ("01", "02") else "0"
+                                                             for k in sorted(points)]
+        noted = [p["message"] for p in problems["grace"] if p["kind"] == "noted"]
+        assert noted == ["Canvas marks it late", "handed in a zip 2 times: graded the newest, nano-1.zip"]
+        assert said("not placed: Canvas user 99999 (smithjohn), 2 files: not in the roster")
+        assert said("not placed: notes.txt: ")
+    else:
+        assert grades["ada"]["total"] == full, "a zip nested in top folders, in the student's folder"
+        assert said("not placed: Moodle user 1009 (Nobody Here)")
+        assert said("not placed: grading-worksheet.csv: ")
+        assert said("ignored: Alan Turing_1003_assignsubmission_onlinetext_: ")
+    for junk in ("99999", "smithjohn", "1009", "Nobody", "notes", "submissions", "worksheet"):
+        assert not any(junk in student for student in (*grades, *problems)), junk
+
+
+@pytest.mark.slow
+@pytest.mark.xdist_group("lms")
+def test_remove_takes_a_student_out_of_everything_and_refuses_an_unknown_id(graded):
+    course, _ = graded
+    kept = grades_of(course)["grace"]
+    refused = nano_course("remove", "alan", "nobody", "--course", course)
+    assert refused.returncode == 1 and refused.stdout == ""
+    assert refused.stderr.startswith("nano-course remove: nobody is not in ") and refused.stderr.count("\n") == 1
+    assert "alan" in grades_of(course), "an unknown id removes nothing"
+    assert (course / "feedback" / "alan").is_dir() and (course / "logs" / "alan.txt").is_file()
+    there = [name for name in ("feedback/alan/", "logs/alan.txt", "checks/alan.json", "submitted/alan/",
+                               "autograded/alan/") if (course / name).exists()]
+    assert {"feedback/alan/", "logs/alan.txt", "submitted/alan/"} <= set(there)
+    done = nano_course("remove", "alan", "--course", course)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"removed alan from {course}: the gradebook, its row in grades.csv")
+    for gone in there:
+        assert gone in done.stdout and not (course / gone).exists(), gone
+    assert sorted(grades_of(course)) == ["ada", "grace"] and grades_of(course)["grace"] == kept
+    assert "alan" not in problems_of(course)
+    from autograder.grading import gradebook
+
+    with gradebook.open_gradebook(gradebook.url(course)) as gb:
+        assert "alan" not in {s.id for s in gb.students}
+
+
+@pytest.mark.slow
+def test_remove_takes_out_a_junk_id_only_in_the_csv_files_and_waits_for_no_running_grade(mini_course, tmp_path):
+    from autograder import lock
+    from autograder.grading import results
+    from autograder.grading.records import REFUSED, problem
+
+    course = tmp_path / "course"
+    shutil.copytree(mini_course[0], course)
+    junk = "hoppergrace_23456_78901_nano"  # what an earlier run made of a Canvas file
+    rows = [results.Grade(junk, {"01": 0.0}, (problem("holds no lecture notebook", REFUSED),), graded=False),
+            results.Grade("zoe", {"01": 0.0}, (problem("holds no lecture notebook", REFUSED),), graded=False)]
+    results.write_csv(rows, ["01"], course / "grades.csv")
+    results.write_problems(rows, course / "problems.csv")
+    (course / "feedback" / junk).mkdir(parents=True)
+    with lock.holding(course, "grade"):
+        busy = nano_course("remove", junk, "--course", course)
+    assert busy.returncode == 1 and busy.stderr.count("\n") == 1 and "is in use: nano-course grade" in busy.stderr
+    assert junk in grades_of(course), "a busy course is not touched"
+    done = nano_course("remove", junk, "--course", course)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == (f"removed {junk} from {course.resolve()}: its row in grades.csv, problems.csv's rows, "
+                           f"feedback/{junk}/\n")
+    assert list(grades_of(course)) == ["zoe"] and list(problems_of(course)) == ["zoe"]
+    assert not (course / "feedback" / junk).exists()
