@@ -12,7 +12,8 @@
 Both together replay a recording and record the replay. A replay whose requests left the
 recording (a file that differs, another answer at the gate) or that stopped before its last
 recorded request says so and exits with status 1. The model is `finished_only(call_model)`:
-a reply cut off at max_tokens, or a refusal, is a failed turn that main reports and drops.
+a reply that stopped with max_tokens, refusal or model_context_window_exceeded, or came back
+empty, is a failed turn that main reports and drops.
 """
 
 import argparse

@@ -15,7 +15,7 @@ from anthropic.types import Message, MessageParam
 from nano.tools import TOOLS
 
 MODEL = os.environ.get("NANO_MODEL", "claude-sonnet-5-5")
-MAX_TOKENS = 8192
+MAX_TOKENS = 16000  # thinking plus text; more would need streaming (lecture 05, section 1)
 SYSTEM_PROMPT = """\
 You are nano, a small coding agent working in the user's current directory.
 Use the tools to look before you act: list and read files rather than guess their contents.

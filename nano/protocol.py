@@ -9,7 +9,11 @@ from typing import Any
 
 
 class ProtocolError(ValueError):
-    """A messages list that the Messages API would reject."""
+    """A messages list that the Messages API would reject, or that nano refuses as stricter.
+
+    One rule is nano's own: roles alternate. The API combines consecutive turns of one role into
+    a single turn (https://docs.anthropic.com/en/api/messages); nano keeps one entry per turn.
+    """
 
 
 USER_BLOCKS = {"text", "image", "document", "tool_result"}
@@ -34,7 +38,8 @@ def check_messages(messages: Sequence[Any], *, at_rest: bool = False) -> None:
     """Raise ProtocolError naming the first rule `messages` breaks; return None if it keeps them all.
 
     The rules: every entry is a dict with a role of "user" or "assistant" and non-empty content
-    (a string or a list of blocks); the first entry is the user's; roles alternate; tool_use
+    (a string or a list of blocks); the first entry is the user's; roles alternate (stricter
+    than the API, which combines two turns of one role in a row into one); tool_use
     blocks appear only in assistant turns and tool_result blocks only in user turns; each
     tool_use is answered by exactly one tool_result, with the same id, in the very next user
     message, and tool_results answer nothing else. The last assistant turn may still have its

@@ -2,8 +2,9 @@
 
 Lecture 06 writes `main`, the outer loop around `agent_loop`. Given: `explain`, which turns an
 exception from a failed turn into one sentence a person can act on, and `finished_only`, which
-turns a reply the model did not finish (cut off at max_tokens, or a refusal) into such an
-exception. `python -m nano` runs `main` in a terminal, with `finished_only(call_model)`.
+turns a reply the model did not finish (stop_reason max_tokens, refusal or
+model_context_window_exceeded, or no content at all) into such an exception. Every live path
+uses `finished_only(call_model)`: it is `main`'s default model, and what `python -m nano` runs.
 """
 
 import asyncio
@@ -23,31 +24,38 @@ UNFINISHED = {
                   "was dropped and nothing in it ran: ask for a smaller step.",
     "refusal": "The model declined this request (a refusal), so the turn was dropped: rephrase "
                "it or ask for something else.",
-    "model_context_window_exceeded": "The conversation no longer fits in the model's context "
-                                     "window: type exit and start a new session.",
+    "model_context_window_exceeded": "The model's reply filled the rest of its context window "
+                                     "and was cut off, so the turn was dropped: ask for a "
+                                     "smaller step, or type exit and start a new session.",
 }
+# A reply with no content at all (possible with a refusal): pushed, it would be an empty turn.
+EMPTY = ("The model sent back an empty reply, so the turn was dropped: try the request again, "
+         "perhaps in other words.")
 
 
 class Unfinished(Exception):
-    """The model stopped before finishing its reply; `reply` is the Message it sent."""
+    """The model stopped before finishing its reply, or sent none; `reply` is the Message it sent."""
 
     def __init__(self, reply: Message):
-        super().__init__(f"the model stopped with stop_reason {reply.stop_reason!r}")
+        why = "sent no content" if not reply.content else "stopped"
+        super().__init__(f"the model {why} with stop_reason {reply.stop_reason!r}")
         self.reply = reply
 
 
 def finished_only(model: Model) -> Model:
     """`model`, except that a reply it did not finish raises Unfinished instead of coming back.
 
+    Unfinished: a stop_reason in UNFINISHED, or empty content whatever the stop_reason.
     agent_loop pushes and runs whatever a reply holds. A reply cut off at max_tokens may end in
     a tool_use whose input was never completed, and a refusal may have no content at all: an
-    empty assistant turn, which the API rejects when it is sent back. Raised instead, either is a
-    failed turn like any other: main reports it with explain and pops it. Other replies pass
-    through untouched.
+    empty assistant turn, which the API rejects when it is sent back (and which main's repair
+    would pop without a word). Raised instead, each is a failed turn like any other: main
+    reports it with explain and pops it. Other replies pass through untouched.
+    See https://docs.anthropic.com/en/api/handling-stop-reasons for what each stop reason means.
     """
     async def checked(messages: list[MessageParam]) -> Message:
         message = await model(messages)
-        if message.stop_reason in UNFINISHED:
+        if message.stop_reason in UNFINISHED or not message.content:
             raise Unfinished(message)
         return message
 
@@ -61,7 +69,7 @@ def explain(exc: BaseException) -> str:
     if isinstance(exc, (KeyboardInterrupt, asyncio.CancelledError)):
         return "Interrupted."
     if isinstance(exc, Unfinished):
-        return UNFINISHED[exc.reply.stop_reason]
+        return UNFINISHED.get(exc.reply.stop_reason or "", EMPTY)
     if isinstance(exc, anthropic.AuthenticationError):
         return "The API key was rejected: check ANTHROPIC_API_KEY."
     if isinstance(exc, anthropic.PermissionDeniedError):
@@ -85,10 +93,11 @@ def explain(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {exc}"
 
 
-async def main(ask: Asker | None = None, model: Model = call_model,
+async def main(ask: Asker | None = None, model: Model = finished_only(call_model),
                messages: list[MessageParam] | None = None) -> list[MessageParam]:
     """Read requests with ask.question("> ") and run each through agent_loop; return the history.
 
+    `model` is the guarded real model unless another is passed (the checks pass scripted ones).
     Uses TerminalAsker() when `ask` is None and a new list when `messages` is None; every line
     goes onto that one list, which lives across lines. Skips blank lines; stops at EOFError or
     the line "exit". When a turn fails (the model or the asker raises, or Ctrl-C), prints

@@ -3,7 +3,9 @@
 Given, for tests and demos. Point the SDK at it (ANTHROPIC_BASE_URL=server.url) and it answers
 `POST /v1/messages` the way the API does: it checks the key and the request, replies with the
 next Message of its script (or the next scripted error: 401, 404, 429, 529, 500), and records
-every request in `server.requests`. `MessagesServer.replaying(recording)` plays back a session
+every request in `server.requests`. Like the API with thinking on (the default of today's models),
+it wants each thinking block it sent back unchanged, and the latest assistant turn of a tool-use
+loop to keep the thinking its reply began with; otherwise it answers 400. `MessagesServer.replaying(recording)` plays back a session
 saved by `Recorder`, a pass-through to the real API that keeps every exchange (`python -m nano
 --record FILE` and `--replay FILE`). Standard library only; nothing here imports the SDK.
 """
@@ -282,10 +284,12 @@ class MessagesServer(_Loopback):
     or its JSON) or a `Failure`; a request after the last slot gets a 500 that the SDK does not
     retry. `api_key`: the key to require (None accepts any key, but one must be sent).
     `models`: the model ids it knows (None: all); others get 404. `expect`: fields every request
-    must carry with exactly these values, e.g. {"max_tokens": 8192}; a difference gets a 400.
+    must carry with exactly these values, e.g. {"max_tokens": 16000}; a difference gets a 400.
     `conversations`: for each slot, the messages its request must carry (None: any); a request
     whose messages differ gets a 400 saying where, and the slot waits for a request that fits;
     `server.strayed` keeps what each such 400 said, and `server.unused` counts the slots left.
+    A reply may carry thinking blocks (nano.testing.thinking); `thinking_kept` says what the
+    server then checks of every later request.
     """
 
     def __init__(self, replies: Iterable[Any] = (), *, api_key: str | None = None,
@@ -302,6 +306,8 @@ class MessagesServer(_Loopback):
         self.requests: list[Request] = []
         self.strayed: list[str] = []  # why each request that left the recorded conversation did
         self._used = 0  # slots of the script answered so far
+        self._signed: dict[str, str] = {}  # signature -> thinking text, of each thinking block sent
+        self._thought: dict[str, list[Any]] = {}  # tool_use id -> the thinking of the reply asking
         self._ids = itertools.count(1)
         self._lock = threading.Lock()
 
@@ -391,6 +397,9 @@ class MessagesServer(_Loopback):
                 sent = "nothing" if name not in body else repr(body[name])[:200]
                 return _error(400, f"{name}: this test expects {repr(value)[:200]}, but the "
                                    f"request sent {sent}.")
+        lost = thinking_kept(body["messages"], self._signed, self._thought)
+        if lost:
+            return _error(400, lost)
         if self._used == len(self.script):
             return _error(500, f"The script has no reply left: it had {len(self.script)}, and "
                                f"this is request {self._used + 1} that needs one.",
@@ -409,7 +418,54 @@ class MessagesServer(_Loopback):
             message = slot.message or ERRORS[slot.status][1].format(model=body["model"])
             extra = {} if slot.retry_after is None else {"retry-after": f"{slot.retry_after:g}"}
             return _error(slot.status, message, extra)
+        thoughts = [_bare(b) for b in slot["content"] if field(b, "type") in THINKING]
+        for block in thoughts:
+            if block.get("type") == "thinking":
+                self._signed[str(block.get("signature"))] = block.get("thinking")
+        for block in slot["content"] if thoughts else []:
+            if field(block, "type") == "tool_use":
+                self._thought[block.get("id")] = thoughts
         return 200, {}, copy.deepcopy(slot)
+
+
+THINKING = ("thinking", "redacted_thinking")
+
+
+def thinking_kept(messages: list[Any], signed: Mapping[str, str],
+                  thought: Mapping[str, list[Any]]) -> str | None:
+    """Why the API would refuse `messages` for the thinking blocks it holds, or None.
+
+    `signed`: the thinking text each signature was issued with; `thought`: for each tool_use id,
+    the thinking blocks of the reply that asked for it. Each thinking block sent must carry a
+    signature issued with that very text (a thinking block is bound to the model and the
+    conversation); and when the last message answers tools, the assistant turn before it must
+    hold its reply's thinking blocks unchanged, as the API requires in a tool-use loop
+    (https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking).
+    """
+    for i, message in enumerate(messages):
+        blocks = message["content"] if isinstance(message["content"], list) else []
+        for j, block in enumerate(blocks):
+            if field(block, "type") == "thinking" and signed.get(field(block, "signature")) != \
+                    field(block, "thinking"):
+                return (f"messages[{i}].content[{j}]: Invalid `signature` in `thinking` block: a "
+                        "thinking block must go back exactly as the API sent it.")
+    if len(messages) < 2 or messages[-2]["role"] != "assistant":
+        return None
+    last, turn = messages[-1]["content"], messages[-2]["content"]
+    if not isinstance(last, list) or not isinstance(turn, list):
+        return None
+    answered = [field(b, "tool_use_id") for b in last if field(b, "type") == "tool_result"]
+    expected = next((thought[i] for i in answered if i in thought), None)
+    if expected is None:
+        return None
+    kept = [_bare(b) for b in turn if field(b, "type") in THINKING]
+    if kept != expected:
+        where = len(messages) - 2
+        return (f"messages[{where}] is the assistant turn whose tool_use the last message answers, "
+                f"but it lost the thinking block{'s' if len(expected) > 1 else ''} its reply began "
+                "with: when thinking is on, send each assistant turn back exactly as the API "
+                "returned it, thinking blocks included.")
+    return None
 
 
 class Recorder(_Loopback):
@@ -467,6 +523,12 @@ class Recorder(_Loopback):
                 if status == 200:
                     self.replies.append(payload)
         return status, {k: got[k] for k in self.PASSED_BACK if got.get(k)}, payload
+
+
+def _bare(block: Any) -> dict[str, Any]:
+    """A thinking block's fields as they are sent back, whether it is a dict or an SDK object."""
+    return {k: field(block, k) for k in sorted(BLOCK_FIELDS[field(block, "type")])
+            if field(block, k) is not None}
 
 
 def _difference(recorded: Any, sent: Any, where: str) -> str | None:

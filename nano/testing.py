@@ -1,13 +1,15 @@
 """Stand-ins for the model and the human, so that every check runs offline and the same each time.
 
 Given, used by the notebooks, the visible checks and the hidden tests alike. `scripted_model`
-plays back replies that are real `anthropic.types.Message` objects, so code under test cannot
-tell them from the API's; `scripted_asker` answers the gate from a list; `no_asker` fails the
+plays back replies that are real `anthropic.types.Message` objects (built with `reply` from
+`text`, `tool_use` and `thinking` blocks), so code under test cannot tell them from the API's; `scripted_asker` answers the gate from a list; `no_asker` fails the
 test if the gate is consulted at all.
 """
 
+import base64
 import contextlib
 import copy
+import hashlib
 import inspect
 import itertools
 import os
@@ -48,6 +50,18 @@ def text(value: str) -> dict[str, Any]:
 def tool_use(id: str, name: str, input: dict[str, Any]) -> dict[str, Any]:
     """A tool_use block: tool_use("toolu_1", "read_file", {"path": "a.txt"})."""
     return {"type": "tool_use", "id": id, "name": name, "input": input}
+
+
+def thinking(value: str = "") -> dict[str, Any]:
+    """A thinking block with a signature, as today's models send them: thinking() is one at the
+    default display setting, where the text comes back empty and the signature carries it.
+
+    The signature is opaque, as the API's is; nano.server.MessagesServer accepts it back only
+    with the same text, as the API accepts only a block it signed.
+    """
+    seed = f"{next(_ids)}:{value}".encode()
+    signature = base64.b64encode(b"nano" + hashlib.sha256(seed).digest() * 3).decode()
+    return {"type": "thinking", "thinking": value, "signature": signature}
 
 
 def reply(*blocks: dict[str, Any], stop_reason: str | None = None) -> Any:

@@ -160,10 +160,10 @@ def write_file(path: str, content: str) -> str:
 def edit_file(path: str, old_string: str, new_string: str) -> str:
     """Replace the one occurrence of `old_string` in the file at `path` with `new_string`.
 
-    Returns f"Edited {path}". Raises, leaving the file untouched, when the file is missing, when
-    `old_string` is empty, or when it occurs zero times or more than once. The message names the
-    path and says what to do instead; for zero matches it says "not found", for several it gives
-    the count as digits ("occurs 3 times").
+    Returns f"Edited {path}". Raises, leaving the file untouched: FileNotFoundError when the file
+    is missing; ValueError when `old_string` is empty, or occurs zero times or more than once.
+    The message names the path and says what to do instead; for zero matches it says "not found",
+    for several it gives the count as digits ("occurs 3 times").
     """
     ### BEGIN SOLUTION
     file = Path(path)

@@ -1,6 +1,7 @@
 """The Celsius trace, and a way to look at any conversation as cards in a notebook.
 
-Given, used in lectures 01 and 05. `load_trace` reads fixtures/celsius_trace.json: the request,
+Given, used in lectures 01 and 05. `load_trace` reads fixtures/celsius_trace.json, a session
+written by hand in the API's exact shape (its ids made up, no thinking blocks): the request,
 the model's three scripted replies, the human's "y", and the six entries they produce.
 `show(messages)` renders a messages list as HTML (roles, text, tool_use and tool_result cards
 linked by id); `step_through(entries)` is a widget that walks a list one entry at a time;

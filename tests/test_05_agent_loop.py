@@ -1,13 +1,14 @@
 """./ok 05: agent_loop, driven by a scripted model, running your own tools (lectures 02-04).
 
-Five scenarios, (a) to (e), as in the lecture. They use your real run_tool and confirm, so a
+Five scenarios, (a) to (e), as in the lecture; in (e) every reply opens with a thinking block. They use your real run_tool and confirm, so a
 tool that is still a stub shows up here too. The graded tests in the notebook check more.
 """
 
 import asyncio
 
 from nano.loop import agent_loop
-from nano.testing import NoAsker, reply, scripted_asker, scripted_model, text, tool_use
+from nano.testing import NoAsker, reply, scripted_asker, scripted_model, text, thinking, tool_use
+from nano.trace import plain
 
 
 def run(messages, ask, model):
@@ -87,17 +88,25 @@ def test_declined_tool_never_runs(tmp_path, monkeypatch):
 
 
 def test_two_tool_rounds_alternate(tmp_path, monkeypatch):
-    """Two rounds of tools, then text: six entries, user and assistant taking turns."""
+    """Two rounds of tools, then text: six entries, user and assistant taking turns. Each reply
+    opens with a thinking block, as a live reply of today's model does, and must go back unchanged."""
     monkeypatch.chdir(tmp_path)
     (tmp_path / "notes.txt").write_text("hello\n", encoding="utf-8")
-    model = scripted_model([
-        reply(tool_use("toolu_e1", "list_files", {"path": "."})),
-        reply(tool_use("toolu_e2", "read_file", {"path": "notes.txt"})),
-        reply(text("notes.txt says hello.")),
-    ])
+    replies = [
+        reply(thinking(), tool_use("toolu_e1", "list_files", {"path": "."})),
+        reply(thinking(), tool_use("toolu_e2", "read_file", {"path": "notes.txt"})),
+        reply(thinking(), text("notes.txt says hello.")),
+    ]
+    model = scripted_model(replies)
     messages = [{"role": "user", "content": "Explore."}]
     status = run(messages, NoAsker(), model)
     roles = [m["role"] for m in messages]
     assert roles == ["user", "assistant"] * 3, f"expected user/assistant six times, got {roles} (section 4)"
     assert model.calls == 3, f"expected three model calls, got {model.calls} (section 4)"
+    for call, index in ((1, 1), (2, 3)):
+        sent = plain(model.seen[call][index]["content"])
+        assert sent == plain(replies[call - 1].content), (
+            f"model call {call + 1} was sent messages[{index}] as {sent!r}, not the reply as it came: "
+            "its thinking block must go back unchanged, or the real API refuses the request "
+            "(section 2, Why it matters)")
     assert status == "done", f"agent_loop returned {status!r}, expected 'done' (section 4)"

@@ -83,7 +83,7 @@ MUTANTS = [
            "        if text is not None and old and text.count(old) == 1:\n"
            "            return _diff(path, text, text.replace(old, new, 1))\n", "", ok=False),
     # 05: client built every call, one message per result, gate asked for ungated tools,
-    # tool run before the gate, filtered assistant turn
+    # tool run before the gate, filtered assistant turn, assistant turn rebuilt without its thinking
     Mutant("call_model_new_client_each_call", "05", "nano/model.py",
            "    if _client is None:\n        _client = anthropic.AsyncAnthropic()\n",
            "    _client = anthropic.AsyncAnthropic()\n", ok=True),
@@ -96,7 +96,11 @@ MUTANTS = [
     Mutant("loop_keeps_only_tool_use_blocks", "05", "nano/loop.py",
            'messages.append({"role": "assistant", "content": reply.content})',
            'messages.append({"role": "assistant", "content": '
-           '[b for b in reply.content if b.type == "tool_use"] or reply.content})', ok=True),
+           '[b for b in reply.content if b.type == "tool_use"] or reply.content})', ok=False),
+    Mutant("loop_drops_thinking_blocks", "05", "nano/loop.py",
+           'messages.append({"role": "assistant", "content": reply.content})',
+           'messages.append({"role": "assistant", "content": '
+           '[b for b in reply.content if b.type in ("text", "tool_use")]})', ok=False),
     # 06: no history repair, crash on model error, exit
     Mutant("repl_no_history_repair", "06", "nano/repl.py", REPAIR, "", ok=False),
     Mutant("repl_exit_substring", "06", "nano/repl.py", '        if line == "exit":',

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from nano.repl import UNFINISHED
 from nano.server import Failure, MessagesServer
-from nano.testing import reply
+from nano.testing import reply, thinking
 from nano.trace import TRACE_PATH, load_trace
 
 ROOT = TRACE_PATH.parent.parent
@@ -121,6 +121,28 @@ def test_a_session_with_failed_turns_records_and_replays_the_same(tmp_path):
     assert replayed == recorded
     for output in (live, screen):
         assert output.count("error: ") == 1 and f"error: {UNFINISHED['refusal']}\n" in output
+    assert FIX in (folder / "fixtures" / "convert.py").read_text()
+
+
+def test_a_live_shaped_session_sends_its_thinking_back_unchanged_recorded_and_replayed(tmp_path):
+    """The Celsius fix as today's default model makes it: each reply opens with a signed thinking
+    block (its text empty), and nothing is said between tools. The server refuses any request
+    whose thinking changed or went missing, so every request passing is the proof."""
+    trace = load_trace()
+    blocks = [[b for b in r.model_dump(mode="json", exclude_none=True)["content"]
+               if b["type"] == "tool_use"] or [{"type": "text", "text": "Fixed: 100 C is 212 F."}]
+              for r in trace.replies]
+    script = [reply(thinking(), *content) for content in blocks]
+    recorded, live = record(workspace(tmp_path / "live"), script, f"{trace.request}\ny\n")
+    assert [r["status"] for r in recorded["requests"]] == [200, 200, 200]
+    sent = recorded["requests"][2]["body"]["messages"]
+    assert [sent[1]["content"][0], sent[3]["content"][0]] == [r["content"][0] for r in recorded["replies"][:2]]
+    assert sent[1]["content"][0]["type"] == "thinking" and sent[1]["content"][0]["signature"]
+    assert "I'll take a look" not in live and "Fixed: 100 C is 212 F." in live, "silent between tools"
+
+    folder = workspace(tmp_path / "replay")
+    replayed, _ = replay(folder, tmp_path / "live" / "session.json", "y\n")
+    assert replayed == recorded
     assert FIX in (folder / "fixtures" / "convert.py").read_text()
 
 

@@ -7,6 +7,7 @@ at its own server through ANTHROPIC_BASE_URL and ANTHROPIC_API_KEY, and starts f
 
 import asyncio
 import contextlib
+import functools
 import http.client
 import io
 import json
@@ -23,10 +24,10 @@ import nano.model
 from nano.loop import agent_loop
 from nano.model import call_model
 from nano.protocol import check_messages
-from nano.repl import UNFINISHED, Unfinished, explain, finished_only, main
+from nano.repl import EMPTY, UNFINISHED, Unfinished, explain, finished_only, main
 from nano.server import TIMEOUT, Failure, MessagesServer, Recorder
 from nano.testing import (ScriptedAsker, no_asker, reply, scratch_dir, scripted_asker, text,
-                          tool_use)
+                          thinking, tool_use)
 from nano.trace import TRACE_PATH, load_trace, plain
 
 KEY = "test-key"
@@ -230,6 +231,34 @@ def test_agent_loop_runs_the_celsius_trace_over_http(monkeypatch):
     for i, request in enumerate(server.requests):  # SDK content blocks go back exactly as they came
         assert request.body["messages"] == trace.entries[:2 * i + 1]
     assert len(asker.prompts) == 1
+
+
+def test_thinking_blocks_come_back_as_the_sdk_parses_them_and_must_go_back_unchanged(monkeypatch):
+    """A live-shaped session: every reply opens with a signed thinking block, its text empty as at
+    the default display setting. The reference loop sends each back as it came; a turn rebuilt
+    from its text and tool_use, or a thinking block changed, is refused with a 400, as the API does."""
+    first = reply(thinking(), tool_use("toolu_t1", "read_file", {"path": "fixtures/convert.py"}))
+    last = reply(thinking("The fix is in."), text("Read it."))
+    with MessagesServer([first, last, last], api_key=KEY, expect=sent_fields()) as server, \
+            scratch_dir({"fixtures/convert.py": CONVERT}):
+        use(server, monkeypatch)
+        messages = [user("Read convert.py.")]
+        assert run(agent_loop, messages, no_asker) == "done"
+        assert [type(b).__name__ for b in messages[1]["content"]] == ["ThinkingBlock", "ToolUseBlock"]
+        assert messages[1]["content"][0].thinking == "" and messages[1]["content"][0].signature
+        assert [r.status for r in server.requests] == [200, 200]
+        assert server.requests[1].body["messages"][1] == plain(messages[1]), "sent back unchanged"
+
+        turn = messages[1]["content"]
+        rebuilt = {"role": "assistant", "content": [b for b in turn if b.type != "thinking"]}
+        changed = {"role": "assistant",
+                   "content": [turn[0].model_copy(update={"thinking": "I'd rather guess."}), turn[1]]}
+        for wrong, says in [(rebuilt, "lost the thinking block"), (changed, "Invalid `signature`")]:
+            monkeypatch.setattr(nano.model, "_client", None)  # run() closed the last one
+            with pytest.raises(anthropic.BadRequestError) as info:
+                run(call_model, [messages[0], wrong, messages[2]])
+            assert says in explain(info.value), explain(info.value)
+        assert server.unused == 1 and [r.status for r in server.requests] == [200, 200, 400, 400]
 
 
 @pytest.mark.parametrize("stop_reason", ["max_tokens", "refusal"])
@@ -479,16 +508,30 @@ def test_the_repl_says_it_cannot_reach_the_api_and_goes_on_when_it_is_back(monke
           tool_use("toolu_cut", "write_file", {"path": "notes.txt"}), stop_reason="max_tokens"),
     reply(stop_reason="refusal"),  # a refusal may come with no content at all
     reply(text("I can't help with that."), stop_reason="refusal"),
-], ids=["max_tokens", "refusal, empty", "refusal, with text"])
+    reply(stop_reason="end_turn"),  # no content, whatever the stop reason: pushed, an empty turn
+], ids=["max_tokens", "refusal, empty", "refusal, with text", "end_turn, empty"])
 def test_the_repl_drops_a_reply_the_model_did_not_finish_and_says_so(first, monkeypatch):
     with MessagesServer([first, reply(text("Smaller step done."))], api_key=KEY,
                         expect=sent_fields()) as server, scratch_dir() as where:
         use(server, monkeypatch)
         history, errors = session(["hello", "again"], finished_only(call_model))
         assert not (where / "notes.txt").exists(), "a tool_use cut off at max_tokens never runs"
-    assert errors == [f"error: {UNFINISHED[first.stop_reason]}"]
+    assert errors == [f"error: {UNFINISHED.get(first.stop_reason, EMPTY)}"]
     assert plain(history) == answered("Smaller step done.")
     assert server.requests[-1].body["messages"] == [user("again")], "no empty turn was sent back"
+
+
+def test_main_guards_the_real_model_by_default(monkeypatch):
+    cut = reply(tool_use("toolu_cut", "write_file", {"path": "notes.txt"}), stop_reason="max_tokens")
+    with MessagesServer([cut, reply(text("Smaller step done."))], api_key=KEY) as server, \
+            scratch_dir() as where:
+        use(server, monkeypatch)
+        history, out = [], io.StringIO()
+        with contextlib.redirect_stdout(out):
+            run(functools.partial(main, messages=history), Lines(["hello", "again"], history))
+        assert not (where / "notes.txt").exists(), "main's own default model is finished_only's"
+    assert f"error: {UNFINISHED['max_tokens']}" in out.getvalue().splitlines()
+    assert plain(history) == answered("Smaller step done.")
 
 
 def test_finished_only_passes_every_other_reply_through_untouched():

@@ -560,22 +560,36 @@ def turns(run):
         expected = {"role": "assistant", "content": content}
         sent = at(seen, call + 1)
         out.append({"index": index, "equal": equal(entry, expected),
-                    "sent": sent is None or equal(at(sent, index), expected)})
+                    "sent": sent is None or equal(at(sent, index), expected),
+                    "thinking": equal(thoughts(at(entry, "content")), thoughts(content))})
     return {"count": len(entries), "turns": out}
 
 
+LOST_THINKING = ("messages[{index}] lost or changed the reply's thinking block: push reply.content as it came; "
+                 "the API refuses a tool-use turn sent back without its thinking (section 2)")
+
+
+def thoughts(content):
+    """The thinking blocks of a content list, in order."""
+    return [b for b in listed(content) if isinstance(b, dict) and b.get("type") in ("thinking", "redacted_thinking")]
+
+
 def drive_verbatim(subject, inputs):
-    """A two-text reply (visible), then three replies mixing thinking, text and tool_use blocks."""
+    """A two-text reply (visible), then three replies mixing thinking, text and tool_use blocks: the
+    second opens with a thinking block as a live reply of today's model does, its text empty."""
     t = testing()
     log = []
     start = [{"role": "user", "content": "Answer in two paragraphs."}]
-    visible, _ = run_loop(subject, log, start, [t.reply(t.text("Here is my answer."), t.text("And a second paragraph."))],
+    thought = {"type": "thinking", "thinking": "", "signature": "EuYBCkQIBhgCIkBhbnN3ZXIgaW4gdHdv"}
+    visible, _ = run_loop(subject, log, start, [t.reply(thought, t.text("Here is my answer."),
+                                                        t.text("And a second paragraph."))],
                           tools=Canned("output of {name} for {input}"), gate=Fixed(True))
     ids = inputs["ids"]
     replies = [
         t.reply({"type": "thinking", "thinking": "I should read the file first.", "signature": f"sig-{ids[0]}"},
                 t.text("Let me look."), t.tool_use(ids[0], "read_file", {"path": "app.py"})),
-        t.reply(t.tool_use(ids[1], "list_files", {"path": "src"}), t.text("Also checking the folder."),
+        t.reply({"type": "thinking", "thinking": "", "signature": f"EuYBCkQIBhgC{ids[1]}"},
+                t.tool_use(ids[1], "list_files", {"path": "src"}), t.text("Also checking the folder."),
                 t.tool_use(ids[2], "read_file", {"path": "src/main.py"})),
         t.reply(t.text("All read. Nothing needs changing.")),
     ]
@@ -588,7 +602,9 @@ def judge_verbatim(inputs, seen):
     visible, hidden = part(seen, "visible"), part(seen, "hidden")
     if raised(visible, "section 2"):
         yield raised(visible, "section 2")
-    if at(turns(visible), "turns", 0, "equal") is not True:
+    if at(turns(visible), "turns", 0, "thinking") is False:
+        yield LOST_THINKING.format(index=1)
+    elif at(turns(visible), "turns", 0, "equal") is not True:
         yield 'the assistant entry must be exactly {"role": "assistant", "content": reply.content} (section 2)'
     if raised(hidden, "section 2"):
         yield raised(hidden, "section 2")
@@ -596,7 +612,9 @@ def judge_verbatim(inputs, seen):
     if found["count"] != 3:
         yield f"three model calls must give three assistant entries, got {found['count']} (section 2)"
     for turn in found["turns"]:
-        if turn["equal"] is not True:
+        if turn["equal"] is not True and turn["thinking"] is not True:
+            yield LOST_THINKING.format(index=turn["index"])
+        elif turn["equal"] is not True:
             yield (f"messages[{turn['index']}] must be exactly the reply's content as it came, thinking and "
                    "tool_use blocks included: nothing filtered, rebuilt or added (section 2)")
         elif turn["sent"] is not True:
