@@ -76,9 +76,9 @@ def refusal(folder: Path, built: bool = True) -> str | None:
 
 
 def _nbgrader_course(folder: Path) -> tuple[bool | None, set[str]]:
-    """Whether the nbgrader course in `folder` is a nano course (its config keeps the students'
-    files of the assignment, which build writes and grading needs; None if the config cannot be
-    read) and the assignments its source/ and release/ hold."""
+    """Whether the nbgrader course in `folder` is a nano course (it holds the assignment, or its
+    config keeps the assignment's student files, as build writes it; None if the config cannot
+    be read) and the assignments its source/ and release/ hold."""
     from traitlets.config.loader import PyFileConfigLoader
 
     assignments = {p.name for where in ("source", "release") if (folder / where).is_dir()
@@ -88,7 +88,7 @@ def _nbgrader_course(folder: Path) -> tuple[bool | None, set[str]]:
     except Exception:  # traitlets runs the file: anything can go wrong in it
         return None, assignments
     kept = config.Autograde.exclude_overwriting if "exclude_overwriting" in config.Autograde else {}
-    return isinstance(kept, dict) and ASSIGNMENT in kept, assignments
+    return (isinstance(kept, dict) and ASSIGNMENT in kept) or ASSIGNMENT in assignments, assignments
 
 
 @dataclass(frozen=True)
