@@ -82,11 +82,14 @@ def main(argv: list[str] | None = None) -> int:
                                                 "(COURSE/export/canvas.csv, moodle.csv)")
     export.add_argument("--course", type=Path, default=DEFAULT_COURSE, help="course folder (default: %(default)s)")
     export.add_argument("--roster", type=Path, default=None,
-                        help="CSV mapping our student ids to the LMS's: student_id,lms_id[,name,section,...] "
-                             "(default: our ids are the LMS's)")
+                        help="the class list (CSV): student_id and the LMS's ids, canvas_id, sis_id, idnumber, "
+                             "email (or lms_id), name, section (default: our ids are the LMS's)")
     export.add_argument("--out", type=Path, default=None, help="folder for the two files (default: COURSE/export)")
     export.add_argument("--total", action="store_true",
                         help="one column, the assignment's total, instead of one per lecture")
+    export.add_argument("--zero-refused", action="store_true",
+                        help="write the hand-ins that could not be graded as 0 (default: leave them out "
+                             "and list them, so that a grade given in the LMS by hand stands)")
 
     samples = commands.add_parser("samples", help="write the sample class in fixtures/submissions from the release")
     samples.add_argument("--course", type=Path, default=None,
@@ -164,9 +167,10 @@ def _not_a_new_folder(path: Path) -> str | None:
     return None
 
 
-def _not_a_course(course: Path) -> str | None:
-    """Why `course` has no release to copy, in a sentence; None when it has one."""
-    build = f"build one there with nano-course build --out {course}, or leave out --course"
+def _not_a_course(course: Path, build: str = "") -> str | None:
+    """Why `course` is not a built nano course, in a sentence ending with `build` (what to do; by
+    default, build one or leave out --course); None when it is one."""
+    build = build or f"build one there with nano-course build --out {course}, or leave out --course"
     if not course.exists():
         return f"there is no course at {course}: {build}"
     if not course.is_dir():
@@ -242,16 +246,25 @@ def _replay(args) -> int:
     if not args.unsafe and not bwrap.available():
         print(f"nano-course replay: {bwrap.MISSING}", file=sys.stderr)
         return 2
+    _graded_course(args.course)
     course = args.course.resolve()
-    if _not_a_course(course):
-        raise ValueError(_not_a_course(course))
     return 0 if independent.replay(course, args.student, args.behaviours, unsafe=args.unsafe,
                                    echo=lambda line: print(line, flush=True)) else 1
+
+
+def _graded_course(course: Path) -> None:
+    """ValueError, in one sentence, unless `course` is a built nano course: replay, report and
+    export read a graded one, and write nothing into another folder."""
+    problem = _not_a_course(course, f"--course names the course folder nano-course build made (default: "
+                                    f"{DEFAULT_COURSE})")
+    if problem:
+        raise ValueError(problem)
 
 
 def _report(args) -> int:
     from autograder.grading import report
 
+    _graded_course(args.course)
     page = report.write_report(args.course.resolve())
     print(f"wrote the report in {page}")
     return 0
@@ -260,7 +273,9 @@ def _report(args) -> int:
 def _export(args) -> int:
     from autograder.grading import export
 
-    result = export.export(args.course, out=args.out, roster=args.roster, total=args.total)
+    _graded_course(args.course)
+    result = export.export(args.course, out=args.out, roster=args.roster, total=args.total,
+                           zero_refused=args.zero_refused)
     print("\n".join(export.summary(result)))
     return 0
 

@@ -71,8 +71,14 @@ class Grade:
         return "; ".join(str(p) for p in self.problems)
 
     def about(self, lecture: str) -> list[Problem]:
-        """The problems that belong to lecture `lecture` ("02")."""
-        return [p for p in self.problems if p.lecture == lecture]
+        """The problems that belong to lecture `lecture` ("02"): its own, and those about a file
+        whose functions it grades (a nano/*.py graded as its stub)."""
+        return [p for p in self.problems if p.lecture == lecture or lecture in lectures_of_file(p.file)]
+
+
+def lectures_of_file(name: str) -> set[str]:
+    """The lectures ("04") that grade the functions of student file `name` ("nano/gate.py")."""
+    return set(release.STUDENT_FUNCTIONS.get(name.removeprefix("nano/"), {}).values())
 
 
 def lectures_of(course: Path) -> dict[str, str]:
@@ -219,7 +225,7 @@ def _grade_all(hand_ins, notes, course: Path, echo, *, workers, timeout, feedbac
                     feedback_pages.write_student(course, grade)
     echo(table(ordered, numbers))
     kept = len(everyone) - len(ordered)
-    echo(f"wrote {course / 'grades.csv'} and problems.csv ({len(everyone)} students"
+    echo(f"wrote {course / 'grades.csv'} and problems.csv ({len(everyone)} student{'s' * (len(everyone) != 1)}"
          + (f", {kept} of them from earlier runs)" if kept else ")")
          + (f"; each student's feedback in {course / 'feedback'}/<student_id>/index.html" if feedback else ""))
     for line in grader_errors(ordered):
@@ -334,16 +340,20 @@ def repair(work: Path, release_dir: Path) -> list[Problem]:
             mine.write_text(notebooks.render(nb), encoding="utf-8")
     for name in release.STUDENT_FILES:
         mine, stub = work / name, release_dir / name
+        functions = list(release.STUDENT_FUNCTIONS[name.removeprefix("nano/")])
         if not mine.is_file():
-            problems.append(problem(f"{name} missing: graded as not written", records.REPAIRED))
+            problems.append(problem(f"{name} missing: graded as not written", records.REPAIRED, file=name))
         else:
             try:
                 compile(mine.read_bytes(), name, "exec")
                 continue
-            except (SyntaxError, ValueError) as exc:
-                where = f" line {exc.lineno}" if getattr(exc, "lineno", None) else ""
-                problems.append(problem(f"{name} does not parse ({type(exc).__name__}{where}): "
-                                        "graded as not written", records.REPAIRED))
+            except (SyntaxError, ValueError) as exc:  # the lectures' pages say so where they graded it
+                why = " ".join(str(getattr(exc, "msg", None) or exc).split())[:100]
+                where = f"line {exc.lineno}: {why}" if getattr(exc, "lineno", None) else why
+                written = " and ".join([", ".join(functions[:-1]), functions[-1]] if len(functions) > 1 else functions)
+                problems.append(problem(f"{name} does not parse ({where}), so {written} "
+                                        f"{'were' if len(functions) > 1 else 'was'} graded as not written",
+                                        records.UNPARSABLE, file=name))
         mine.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(stub, mine)
     return problems
@@ -558,19 +568,20 @@ def write_csv(grades: list[Grade], lectures: list[str], path: Path) -> None:
     save_csv(path, rows())
 
 
-PROBLEM_COLUMNS = ["student_id", "graded", "problem", "lecture", "kind", "grade_ids", "message", "detail"]
+PROBLEM_COLUMNS = ["student_id", "graded", "problem", "lecture", "kind", "grade_ids", "message", "detail", "file"]
 
 
 def write_problems(grades: list[Grade], path: Path) -> None:
     """problems.csv: one row per problem found, for the students who had any: the problem as the
     table says it, then its parts (records.Problem; grade_ids separated by spaces), which is
-    what is read back. `detail` is for the instructor: no feedback page shows it."""
+    what is read back. `detail` is for the instructor: no feedback page shows it; `file` is the
+    nano/*.py graded as its stub."""
     def rows():
         yield PROBLEM_COLUMNS
         for g in grades:
             for p in g.problems:
                 yield [g.student, "yes" if g.graded else "no", str(p), p.lecture or "", p.kind,
-                       " ".join(p.grade_ids), p.message, p.detail]
+                       " ".join(p.grade_ids), p.message, p.detail, p.file]
     save_csv(path, rows())
 
 
@@ -579,7 +590,7 @@ def problem_of(row: dict[str, str]) -> Problem:
     its words whole, as a problem of the hand-in (kind "repaired")."""
     if row.get("kind") and row.get("message") is not None:
         return Problem(row.get("lecture") or None, tuple((row.get("grade_ids") or "").split()), row["kind"],
-                       row["message"], row.get("detail") or "")
+                       row["message"], row.get("detail") or "", row.get("file") or "")
     return problem(row["problem"], records.REPAIRED)
 
 
