@@ -5,12 +5,12 @@ what went wrong with the hand-in) and one page per lecture: each graded behaviou
 cell's `nano.behaviour` metadata, see `described`), its points, and for a failure what went
 wrong and the section of the lecture to reread (the `## N. Title` the cell sits under). A failure
 that only says the work is not there yet (a stub raised, a question unanswered) is "not
-attempted", apart from one that is wrong (`Behaviour.not_attempted`; the report counts both);
-where a nano/*.py was graded as its stub (missing, or it does not parse), each behaviour of it
-says so, with the line. The
-pages are built from the gradebook, the independent check's record (COURSE/checks/<student>.json)
-and the outputs of the autograded notebooks, never from nbgrader's generate_feedback, which
-shows the hidden tests (nbgrader issue #917): no cell source and no traceback reaches them.
+attempted", told apart from one that is wrong (`Behaviour.not_attempted`; the report counts
+both); where a nano/*.py was graded as its stub (missing, or it does not parse: the problem's
+`file`), each behaviour that met the stub says that instead, with the line. The pages are built
+from the gradebook, the independent check's record (COURSE/checks/<student>.json) and the
+outputs of the autograded notebooks, never from nbgrader's generate_feedback, which shows the
+hidden tests (nbgrader issue #917): no cell source and no traceback reaches them.
 
 Nothing a page shows was produced next to a secret. A failed behaviour's message is its judge's,
 written in the grader from what the sandboxed subject returned, which holds no judge, input or
@@ -439,7 +439,8 @@ def _stub_sayings() -> tuple[tuple[str, str], ...]:
     (release.stub_message), and what a judge says of a call that met a stub (kit.NOT_WRITTEN)."""
     return tuple((words, f"nano/{module}") for module, functions in release.STUDENT_FUNCTIONS.items()
                  for function, lecture in functions.items()
-                 for words in (release.stub_message(lecture, function, module), kit.NOT_WRITTEN.format(function=function)))
+                 for words in (release.stub_message(lecture, function, module),
+                               kit.NOT_WRITTEN.format(function=function)))
 
 
 def stubbed(message: str) -> str:
@@ -499,7 +500,7 @@ def behaviours(course: Path, student: str, notebook: str) -> list[Behaviour] | N
                                   else "scored less than full points")
         about = words.get(grade_id, Described(grade_id, grade_id.replace("_", " "), ""))
         found.append(Behaviour(grade_id, points[grade_id], None if score is None else float(score),
-                               message, about.words, about.section, held, stubbed(message) if message else "",
+                               message, about.words, about.section, held, stubbed(message),
                                bool(UNANSWERED.match(message))))
     return found
 
@@ -584,9 +585,8 @@ def _lecture_page(grade, title: str, number: str, points: float, found, said: li
     rows = []
     for b in found:
         message = b.message
-        label = ("not answered" if b.not_attempted(grade.problems) and b.unanswered
-                 else "not written" if b.not_attempted(grade.problems)
-                 else {"pass": "passed", "partial": "partly", "fail": "failed", "pending": "pending"}[b.status])
+        label = ({"pass": "passed", "partial": "partly", "fail": "failed", "pending": "pending"}[b.status]
+                 if not b.not_attempted(grade.problems) else "not answered" if b.unanswered else "not written")
         why = ""
         if b.status == "pending":
             why = esc(message)

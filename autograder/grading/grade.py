@@ -340,7 +340,6 @@ def repair(work: Path, release_dir: Path) -> list[Problem]:
             mine.write_text(notebooks.render(nb), encoding="utf-8")
     for name in release.STUDENT_FILES:
         mine, stub = work / name, release_dir / name
-        functions = list(release.STUDENT_FUNCTIONS[name.removeprefix("nano/")])
         if not mine.is_file():
             problems.append(problem(f"{name} missing: graded as not written", records.REPAIRED, file=name))
         else:
@@ -350,7 +349,8 @@ def repair(work: Path, release_dir: Path) -> list[Problem]:
             except (SyntaxError, ValueError) as exc:  # the lectures' pages say so where they graded it
                 why = " ".join(str(getattr(exc, "msg", None) or exc).split())[:100]
                 where = f"line {exc.lineno}: {why}" if getattr(exc, "lineno", None) else why
-                written = " and ".join([", ".join(functions[:-1]), functions[-1]] if len(functions) > 1 else functions)
+                functions = list(release.STUDENT_FUNCTIONS[name.removeprefix("nano/")])
+                written = ", ".join(functions[:-1]) + " and " * (len(functions) > 1) + functions[-1]
                 problems.append(problem(f"{name} does not parse ({where}), so {written} "
                                         f"{'were' if len(functions) > 1 else 'was'} graded as not written",
                                         records.UNPARSABLE, file=name))

@@ -357,8 +357,10 @@ def test_a_course_collected_by_nbgrader_is_graded_in_place(mini_course, tmp_path
                             lecture_dir=lectures)
     (handed_in / "timestamp.txt").write_text("2026-03-01 09:30:00.000000 UTC")
     before = {p: p.read_bytes() for p in handed_in.rglob("*") if p.is_file()}
-    grades = grade.grade_all(collected, collected, echo=lambda *_: None, timeout=10)
+    lines = []
+    grades = grade.grade_all(collected, collected, echo=lines.append, timeout=10)
     assert [(g.student, g.total, g.problem) for g in grades] == [("alice", 3.0, "")]
+    assert f"wrote {collected / 'grades.csv'} and problems.csv (1 student); " in "\n".join(lines)
     assert {p: p.read_bytes() for p in handed_in.rglob("*") if p.is_file()} == before
 
 
