@@ -89,7 +89,8 @@ def main(argv: list[str] | None = None) -> int:
                         help="one column, the assignment's total, instead of one per lecture")
     export.add_argument("--zero-refused", action="store_true",
                         help="write the hand-ins that could not be graded as 0 (default: leave them out "
-                             "and list them, so that a grade given in the LMS by hand stands)")
+                             "and list them, so that a grade given in the LMS by hand stands); without a "
+                             "roster, a refused id the LMS does not know makes Moodle refuse the whole file")
 
     samples = commands.add_parser("samples", help="write the sample class in fixtures/submissions from the release")
     samples.add_argument("--course", type=Path, default=None,
