@@ -94,11 +94,15 @@ def main(argv: list[str] | None = None) -> int:
                                                 "(COURSE/export/canvas.csv, moodle.csv)")
     export.add_argument("--course", type=Path, default=None, help=COURSE_HELP)
     export.add_argument("--roster", type=Path, default=None,
-                        help="CSV mapping our student ids to the LMS's: student_id,lms_id[,name,section,...] "
-                             "(default: our ids are the LMS's)")
+                        help="the class list (CSV): student_id and the LMS's ids, canvas_id, sis_id, idnumber, "
+                             "email (or lms_id), name, section (default: our ids are the LMS's)")
     export.add_argument("--out", type=Path, default=None, help="folder for the two files (default: COURSE/export)")
     export.add_argument("--total", action="store_true",
                         help="one column, the assignment's total, instead of one per lecture")
+    export.add_argument("--zero-refused", action="store_true",
+                        help="write the hand-ins that could not be graded as 0 (default: leave them out "
+                             "and list them, so that a grade given in the LMS by hand stands); without a "
+                             "roster, a refused id the LMS does not know makes Moodle refuse the whole file")
 
     samples = commands.add_parser("samples", help="write the sample class in fixtures/submissions from the release")
     samples.add_argument("--course", type=Path, default=None,
@@ -281,7 +285,8 @@ def _export(args) -> int:
 
     if refusal(args.course):
         raise ValueError(refusal(args.course))
-    result = export.export(args.course, out=args.out, roster=args.roster, total=args.total)
+    result = export.export(args.course, out=args.out, roster=args.roster, total=args.total,
+                           zero_refused=args.zero_refused)
     print("\n".join(export.summary(result)))
     return 0
 

@@ -3,10 +3,14 @@
 `write_student` writes `COURSE/feedback/<student>/index.html` (the lectures, their scores and
 what went wrong with the hand-in) and one page per lecture: each graded behaviour in words (the
 cell's `nano.behaviour` metadata, see `described`), its points, and for a failure what went
-wrong and the section of the lecture to reread (the `## N. Title` the cell sits under). The
-pages are built from the gradebook, the independent check's record (COURSE/checks/<student>.json)
-and the outputs of the autograded notebooks, never from nbgrader's generate_feedback, which
-shows the hidden tests (nbgrader issue #917): no cell source and no traceback reaches them.
+wrong and the section of the lecture to reread (the `## N. Title` the cell sits under). A failure
+that only says the work is not there yet (a stub raised, a question unanswered) is "not
+attempted", told apart from one that is wrong (`Behaviour.not_attempted`; the report counts
+both); where a nano/*.py was graded as its stub (missing, or it does not parse: the problem's
+`file`), each behaviour that met the stub says that instead, with the line. The pages are built
+from the gradebook, the independent check's record (COURSE/checks/<student>.json) and the
+outputs of the autograded notebooks, never from nbgrader's generate_feedback, which shows the
+hidden tests (nbgrader issue #917): no cell source and no traceback reaches them.
 
 Nothing a page shows was produced next to a secret. A failed behaviour's message is its judge's,
 written in the grader from what the sandboxed subject returned, which holds no judge, input or
@@ -31,12 +35,13 @@ import shutil
 import string
 import tokenize
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from autograder.authoring import notebooks, release
-from autograder.check import independent
+from autograder.check import independent, kit
 from autograder.course import Course
+from autograder.grading import records
 
 STYLE = """
 body { font-family: system-ui, sans-serif; max-width: 64rem; margin: 2rem auto; padding: 0 1rem;
@@ -87,6 +92,8 @@ class Behaviour:
     words: str = ""
     section: str = ""
     held: bool = False  # the grader failed on it: its points are pending a re-grade
+    stub: str = ""  # it failed because a stub of this file ("nano/gate.py") raised (`stubbed`)
+    unanswered: bool = False  # it failed because its question was not answered (UNANSWERED)
 
     @property
     def status(self) -> str:
@@ -95,6 +102,14 @@ class Behaviour:
         if self.score is None or self.score <= 0:
             return "fail"
         return "pass" if self.score >= self.points - 1e-9 else "partial"
+
+    def not_attempted(self, problems) -> bool:
+        """Whether it failed only because the student has not tried it yet (its function is still
+        the stub, or its question is unanswered), rather than tried and got it wrong. A file
+        graded as its stub because it does not parse (a records.UNPARSABLE problem among
+        `problems`) was tried."""
+        return self.status == "fail" and (self.unanswered or bool(self.stub) and not any(
+            p.file == self.stub and p.kind == records.UNPARSABLE for p in problems))
 
 
 @dataclass(frozen=True)
@@ -418,6 +433,26 @@ def failure_message(cell, grader: Grader = Grader()) -> str:
     return ""
 
 
+@functools.cache
+def _stub_sayings() -> tuple[tuple[str, str], ...]:
+    """(words, file) for each function students write: what its stub raises
+    (release.stub_message), and what a judge says of a call that met a stub (kit.NOT_WRITTEN)."""
+    return tuple((words, f"nano/{module}") for module, functions in release.STUDENT_FUNCTIONS.items()
+                 for function, lecture in functions.items()
+                 for words in (release.stub_message(lecture, function, module),
+                               kit.NOT_WRITTEN.format(function=function)))
+
+
+def stubbed(message: str) -> str:
+    """The file ("nano/gate.py") whose stub a failure message says raised, or ""."""
+    return next((file for words, file in _stub_sayings() if words in message), "")
+
+
+# How a question cell's failure starts when its answer cell did not run: the lectures' asserts
+# say so, and so does `failure_message` of the NameError it meets.
+UNANSWERED = re.compile(r"question \d+ was not answered\b")
+
+
 # ---------------------------------------------------------------------------------------------
 # The pages
 
@@ -465,7 +500,8 @@ def behaviours(course: Path, student: str, notebook: str) -> list[Behaviour] | N
                                   else "scored less than full points")
         about = words.get(grade_id, Described(grade_id, grade_id.replace("_", " "), ""))
         found.append(Behaviour(grade_id, points[grade_id], None if score is None else float(score),
-                               message, about.words, about.section, held))
+                               message, about.words, about.section, held, stubbed(message),
+                               bool(UNANSWERED.match(message))))
     return found
 
 
@@ -492,21 +528,27 @@ def write_student(course: Path, grade) -> Path:
     folder.mkdir(parents=True)
     esc = html.escape
     facts = Course.at(course)
+    stubs = {p.file: p for p in grade.problems if p.file}  # nano/*.py missing or unparsable: graded as stubs
     rows = []
     total_points = 0.0
     for name, number in facts.lectures.items():
         released = facts.release_dir / f"{name}.ipynb"
         title = title_of(_course_notebook(released)) or name
         found = behaviours(course, grade.student, name) if grade.graded else None
+        if found is not None:  # a file graded as its stub: each of its behaviours says why
+            found = [replace(b, message=stubs[b.stub].message) if b.stub in stubs else b for b in found]
         points = sum(notebooks.points(_course_notebook(released)).values())
         total_points += points
         said = [p.message for p in grade.about(number)]
         passed = sum(1 for b in found or [] if b.status == "pass")
+        untried = sum(1 for b in found or [] if b.not_attempted(grade.problems))
         reread = sorted({_section_number(b.section) for b in found or []
                          if b.status not in ("pass", "pending") and b.section}, key=int)
+        tally = ("not graded" if found is None else f"{passed} of {len(found)}"
+                 + (f" ({untried} not attempted yet)" if untried else ""))
         rows.append(f"<tr><td><a href=\"{esc(name)}.html\">{esc(title)}</a></td>"
                     f"<td class=\"num\">{grade.scores.get(number, 0.0):g} / {points:g}</td>"
-                    f"<td class=\"num\">{passed} of {len(found or [])}</td>"
+                    f"<td class=\"num\">{tally}</td>"
                     f"<td>{esc(', '.join(reread))}</td></tr>")
         (folder / f"{name}.html").write_text(
             _lecture_page(grade, title, number, points, found, said), encoding="utf-8")
@@ -530,7 +572,7 @@ def write_student(course: Path, grade) -> Path:
 
 def _lecture_page(grade, title: str, number: str, points: float, found, said: list[str]) -> str:
     esc = html.escape
-    parts = [f"<p><a href=\"index.html\">&larr; all lectures</a></p>",
+    parts = ["<p><a href=\"index.html\">&larr; all lectures</a></p>",
              f"<h1>{esc(title)}</h1>",
              f"<p>{esc(grade.student)}: <b>{grade.scores.get(number, 0.0):g} / {points:g}</b> points.</p>"]
     if said:
@@ -543,7 +585,8 @@ def _lecture_page(grade, title: str, number: str, points: float, found, said: li
     rows = []
     for b in found:
         message = b.message
-        label = {"pass": "passed", "partial": "partly", "fail": "failed", "pending": "pending"}[b.status]
+        label = ({"pass": "passed", "partial": "partly", "fail": "failed", "pending": "pending"}[b.status]
+                 if not b.not_attempted(grade.problems) else "not answered" if b.unanswered else "not written")
         why = ""
         if b.status == "pending":
             why = esc(message)

@@ -203,7 +203,7 @@ def _grade_all(hand_ins, notes, course: Path, echo, *, workers, timeout, feedbac
                     feedback_pages.write_student(course, grade)
     echo(table(ordered, numbers))
     kept = len(everyone) - len(ordered)
-    echo(f"wrote {course / 'grades.csv'} and problems.csv ({len(everyone)} students"
+    echo(f"wrote {course / 'grades.csv'} and problems.csv ({len(everyone)} student{'s' * (len(everyone) != 1)}"
          + (f", {kept} of them from earlier runs)" if kept else ")")
          + (f"; each student's feedback in {course / 'feedback'}/<student_id>/index.html" if feedback else ""))
     for line in grader_errors(ordered) + grading_failed(failed, course):
@@ -328,15 +328,19 @@ def repair(work: Path, release_dir: Path) -> list[Problem]:
     for name in release.STUDENT_FILES:
         mine, stub = work / name, release_dir / name
         if not mine.is_file():
-            problems.append(problem(f"{name} missing: graded as not written", records.REPAIRED))
+            problems.append(problem(f"{name} missing: graded as not written", records.REPAIRED, file=name))
         else:
             try:
                 compile(mine.read_bytes(), name, "exec")
                 continue
-            except (SyntaxError, ValueError) as exc:
-                where = f" line {exc.lineno}" if getattr(exc, "lineno", None) else ""
-                problems.append(problem(f"{name} does not parse ({type(exc).__name__}{where}): "
-                                        "graded as not written", records.REPAIRED))
+            except (SyntaxError, ValueError) as exc:  # the lectures' pages say so where they graded it
+                why = " ".join(str(getattr(exc, "msg", None) or exc).split())[:100]
+                where = f"line {exc.lineno}: {why}" if getattr(exc, "lineno", None) else why
+                functions = list(release.STUDENT_FUNCTIONS[name.removeprefix("nano/")])
+                written = ", ".join(functions[:-1]) + " and " * (len(functions) > 1) + functions[-1]
+                problems.append(problem(f"{name} does not parse ({where}), so {written} "
+                                        f"{'were' if len(functions) > 1 else 'was'} graded as not written",
+                                        records.UNPARSABLE, file=name))
         mine.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(stub, mine)
     return problems

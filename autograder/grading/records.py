@@ -15,6 +15,7 @@ from pathlib import Path
 # What kind of thing went wrong (Problem.kind).
 REFUSED = "refused"  # the hand-in could not be taken in (intake.py): not graded
 REPAIRED = "repaired"  # something was missing or broken and was put right, or scored 0, before grading
+UNPARSABLE = "unparsable"  # a nano/*.py that does not parse: graded as its stub, though it was written
 EXECUTION = "execution"  # a cell or notebook ran out of time, or its kernel died or hung
 NBGRADER = "nbgrader"  # nbgrader could not grade a notebook
 UNCONFIRMED = "unconfirmed"  # nbgrader's pass was not confirmed by the independent check
@@ -23,7 +24,7 @@ FAILED = "failed"  # the grader failed on the hand-in (its process died or raise
 EARLIER = "earlier"  # a later hand-in of a graded student was not graded; the earlier grade stands
 GRADER = "grader"  # the grader failed on a cell (a judge raised): nbgrader's result stands there
 NOTED = "noted"  # what the LMS said of the hand-in (late, the newest of several uploads): nothing wrong with it
-KINDS = (REFUSED, REPAIRED, EXECUTION, NBGRADER, UNCONFIRMED, UNVERIFIED, FAILED, EARLIER, GRADER, NOTED)
+KINDS = (REFUSED, REPAIRED, UNPARSABLE, EXECUTION, NBGRADER, UNCONFIRMED, UNVERIFIED, FAILED, EARLIER, GRADER, NOTED)
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class Problem:
     kind: str  # one of KINDS
     message: str  # in words, without the lecture number
     detail: str = ""  # for the instructor only (problems.csv): what a grader error raised
+    file: str = ""  # the student's file it is about ("nano/gate.py"), graded as its stub in its place
 
     def __str__(self) -> str:
         """As the problem column and the progress line show it: "02: message"."""
@@ -42,16 +44,17 @@ class Problem:
 
     def plain(self) -> dict:
         return {"lecture": self.lecture, "grade_ids": list(self.grade_ids), "kind": self.kind,
-                "message": self.message, "detail": self.detail}
+                "message": self.message, "detail": self.detail, "file": self.file}
 
     @classmethod
     def from_plain(cls, data: dict) -> "Problem":
         return cls(data.get("lecture") or None, tuple(data.get("grade_ids") or ()), str(data["kind"]),
-                   str(data["message"]), str(data.get("detail") or ""))
+                   str(data["message"]), str(data.get("detail") or ""), str(data.get("file") or ""))
 
 
-def problem(message: str, kind: str, lecture: str | None = None, grade_ids=(), detail: str = "") -> Problem:
-    return Problem(lecture, tuple(grade_ids), kind, message, detail)
+def problem(message: str, kind: str, lecture: str | None = None, grade_ids=(), detail: str = "",
+            file: str = "") -> Problem:
+    return Problem(lecture, tuple(grade_ids), kind, message, detail, file)
 
 
 @dataclass(frozen=True)

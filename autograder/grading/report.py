@@ -6,7 +6,9 @@ scores and of the total, and the failure rate of every graded behaviour, as plot
 Agg, embedded as PNG data URIs, each one screen at most: one small panel per lecture) and as a
 table that says each behaviour in words (feedback.described) and lists, a click away, the
 students who lost points on it with a link to their feedback page; plus the hand-ins that could
-not be graded.
+not be graded. A student who lost points on a behaviour either got it wrong or did not attempt it
+(its function still the stub, its question unanswered: feedback.Behaviour.not_attempted); the
+plot and the table show the two apart.
 """
 
 import base64
@@ -15,7 +17,7 @@ import io
 import re
 import statistics
 import urllib.parse
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.authoring import notebooks, release
@@ -37,6 +39,12 @@ class ClassResults:
     failed: dict[str, list[str]]  # grade_id -> the students who did not get its full points
     words: dict[str, str]  # grade_id -> the behaviour in words
     not_graded: list[tuple[str, str]]  # (entry, why)
+    not_attempted: dict[str, list[str]] = field(default_factory=dict)  # grade_id -> those of `failed` who did not try
+
+    def wrong(self, grade_id: str) -> list[str]:
+        """The students who tried the behaviour and lost points on it."""
+        untried = set(self.not_attempted.get(grade_id, ()))
+        return [s for s in self.failed[grade_id] if s not in untried]
 
 
 def read_results(course: Path) -> ClassResults:
@@ -59,6 +67,8 @@ def read_results(course: Path) -> ClassResults:
     graded = results.read_grades(course)
     listed = [g.student for g in graded]
     ungraded = {g.student: g.problem or "not graded" for g in graded if not g.graded}
+    problems = {g.student: g.problems for g in graded}
+    lost: list[tuple[str, str]] = []  # (student, notebook) with a behaviour that lost points
 
     scores: dict[str, dict[str, float]] = {}
     failed: dict[str, list[str]] = {grade_id: [] for _, grade_id, _ in cells}
@@ -80,9 +90,16 @@ def read_results(course: Path) -> ClassResults:
                 for g in nb.grades:
                     if g.name in failed and float(g.score or 0.0) < float(g.max_score) - 1e-9:
                         failed[g.name].append(student)
+                        if not lost or lost[-1] != (student, nb.name):
+                            lost.append((student, nb.name))
+    not_attempted: dict[str, list[str]] = {grade_id: [] for grade_id in failed}
+    for student, notebook in lost:  # what the student's feedback page says of each failure
+        for b in feedback.behaviours(course, student, notebook) or []:
+            if b.grade_id in failed and b.not_attempted(problems.get(student, ())):
+                not_attempted[b.grade_id].append(student)
     not_graded = [(s, ungraded[s]) for s in listed if s in ungraded]
     return ClassResults([s for s in listed if s in scores], lectures, titles, points, scores,
-                        cells, failed, words, not_graded)
+                        cells, failed, words, not_graded, not_attempted)
 
 
 def _png(fig) -> str:
@@ -126,7 +143,8 @@ def distribution_plot(results: ClassResults) -> str:
 
 def failure_plot(results: ClassResults) -> str:
     """The failure rate of every graded behaviour: one panel per lecture, three panels a row, its
-    behaviours in notebook order, so that some seventy bars fit one screen."""
+    behaviours in notebook order, so that some seventy bars fit one screen; each bar the students
+    who got it wrong, then, paler, those who did not attempt it."""
     from matplotlib.figure import Figure
 
     n = max(len(results.scores), 1)
@@ -141,9 +159,14 @@ def failure_plot(results: ClassResults) -> str:
         ax = fig.add_subplot(grid[i // columns, i % columns])
         cells = per[number]
         labels = [re.sub(rf"^l{number}_", "", grade_id)[:30] for _, grade_id, _ in cells]
-        rates = [100 * len(results.failed[grade_id]) / n for _, grade_id, _ in cells]
+        wrong = [100 * len(results.wrong(grade_id)) / n for _, grade_id, _ in cells]
+        untried = [100 * len(results.not_attempted.get(grade_id, ())) / n for _, grade_id, _ in cells]
         positions = [tallest[i // columns] - 1 - k for k in range(len(cells))]  # from the top down
-        ax.barh(positions, rates, color=LECTURE_COLOURS[i % len(LECTURE_COLOURS)], height=0.7)
+        colour = LECTURE_COLOURS[i % len(LECTURE_COLOURS)]
+        ax.barh(positions, wrong, color=colour, height=0.7, label="wrong")
+        ax.barh(positions, untried, left=wrong, color=colour, alpha=0.3, height=0.7, label="not attempted")
+        if i == 0:
+            ax.legend(fontsize=6.5, loc="lower right", frameon=False)
         ax.set_yticks(positions, labels, fontsize=6.5)
         ax.set_ylim(-0.6, tallest[i // columns] - 0.4)
         ax.set_xlim(0, 100)
@@ -156,10 +179,9 @@ def failure_plot(results: ClassResults) -> str:
     return _png(fig)
 
 
-def _who(results: ClassResults, number: str, grade_id: str) -> str:
-    """The students who lost points on one behaviour, behind a click, each linked to the
-    feedback page of that lecture."""
-    failed = results.failed[grade_id]
+def _who(results: ClassResults, number: str, failed: list[str]) -> str:
+    """Students (who lost points on one behaviour), behind a click, each linked to the feedback
+    page of that lecture."""
     if not failed:
         return "0"
     notebook = next(name for name, n in results.lectures.items() if n == number)
@@ -191,11 +213,12 @@ def write_report(course: Path) -> Path:
             f"<td class=num>{statistics.median(values):.2f}</td>"
             f"<td class=num>{full} of {n}</td></tr>")
     order = {c[1]: i for i, c in enumerate(results.cells)}
-    hardest = sorted(results.cells, key=lambda c: (-len(results.failed[c[1]]), order[c[1]]))
+    hardest = sorted(results.cells, key=lambda c: (-len(results.wrong(c[1])), -len(results.failed[c[1]]), order[c[1]]))
     behaviour_rows = [
         f"<tr><td>{esc(number)}</td><td>{esc(results.words.get(grade_id, grade_id))}<br>"
         f"<code>{esc(grade_id)}</code></td><td class=num>{p:g}</td>"
-        f"<td class=num>{_who(results, number, grade_id)}</td>"
+        f"<td class=num>{_who(results, number, results.wrong(grade_id))}</td>"
+        f"<td class=num>{_who(results, number, results.not_attempted.get(grade_id, []))}</td>"
         f"<td class=num>{100 * len(results.failed[grade_id]) / n:.0f}%</td></tr>"
         for number, grade_id, p in hardest]
     ungraded = ""
@@ -215,12 +238,14 @@ Each student's own pages are in <code>feedback/&lt;student_id&gt;/index.html</co
 {''.join(lecture_rows)}</table>
 <h2>What the class struggles with</h2>
 <p>Each bar is one graded behaviour (its nbgrader grade_id, without the lecture's prefix), in
-the order the lecture teaches them; its length is the share of students who lost points on it.
-The table says each behaviour in words, the most failed first; click a count for the students,
-each linked to their feedback page.</p>
+the order the lecture teaches them; its length is the share of students who lost points on it:
+first those who got it <b>wrong</b> (they wrote the function or answered the question), then,
+paler, those who have <b>not attempted</b> it (the function is still the stub that raises
+NotImplementedError, or the question is unanswered). The table says each behaviour in words, the
+most often wrong first; click a count for the students, each linked to their feedback page.</p>
 <img alt="failure rate of each graded behaviour, one panel per lecture" src="{failure_plot(results)}">
-<table><tr><th>lecture</th><th>behaviour</th><th class=num>points</th><th class=num>students who lost points</th>
-<th class=num>rate</th></tr>
+<table><tr><th>lecture</th><th>behaviour</th><th class=num>points</th><th class=num>wrong</th>
+<th class=num>not attempted</th><th class=num>lost points</th></tr>
 {''.join(behaviour_rows)}</table>
 {ungraded}"""
     page = course / "report.html"

@@ -12,6 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from autograder.course import STUDENT_FUNCTIONS
 from autograder.grading import gradebook, records
 from autograder.grading.records import Problem, problem
 
@@ -42,8 +43,14 @@ class Grade:
         return "; ".join(str(p) for p in self.problems)
 
     def about(self, lecture: str) -> list[Problem]:
-        """The problems that belong to lecture `lecture` ("02")."""
-        return [p for p in self.problems if p.lecture == lecture]
+        """The problems that belong to lecture `lecture` ("02"): its own, and those about a file
+        whose functions it grades (a nano/*.py graded as its stub)."""
+        return [p for p in self.problems if p.lecture == lecture or lecture in lectures_of_file(p.file)]
+
+
+def lectures_of_file(name: str) -> set[str]:
+    """The lectures ("04") that grade the functions of student file `name` ("nano/gate.py")."""
+    return set(STUDENT_FUNCTIONS.get(name.removeprefix("nano/"), {}).values())
 
 
 def earlier_problems(course: Path) -> dict[str, tuple[bool, tuple[Problem, ...]]]:
@@ -104,19 +111,20 @@ def write_csv(grades: list[Grade], lectures: list[str], path: Path) -> None:
     save_csv(path, rows())
 
 
-PROBLEM_COLUMNS = ["student_id", "graded", "problem", "lecture", "kind", "grade_ids", "message", "detail"]
+PROBLEM_COLUMNS = ["student_id", "graded", "problem", "lecture", "kind", "grade_ids", "message", "detail", "file"]
 
 
 def write_problems(grades: list[Grade], path: Path) -> None:
     """problems.csv: one row per problem found, for the students who had any: the problem as the
     table says it, then its parts (records.Problem; grade_ids separated by spaces), which is
-    what is read back. `detail` is for the instructor: no feedback page shows it."""
+    what is read back. `detail` is for the instructor: no feedback page shows it; `file` is the
+    nano/*.py graded as its stub."""
     def rows():
         yield PROBLEM_COLUMNS
         for g in grades:
             for p in g.problems:
                 yield [g.student, "yes" if g.graded else "no", str(p), p.lecture or "", p.kind,
-                       " ".join(p.grade_ids), p.message, p.detail]
+                       " ".join(p.grade_ids), p.message, p.detail, p.file]
     save_csv(path, rows())
 
 
@@ -125,7 +133,7 @@ def problem_of(row: dict[str, str]) -> Problem:
     its words whole, as a problem of the hand-in (kind "repaired")."""
     if row.get("kind") and row.get("message") is not None:
         return Problem(row.get("lecture") or None, tuple((row.get("grade_ids") or "").split()), row["kind"],
-                       row["message"], row.get("detail") or "")
+                       row["message"], row.get("detail") or "", row.get("file") or "")
     return problem(row["problem"], records.REPAIRED)
 
 

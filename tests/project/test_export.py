@@ -4,26 +4,28 @@ imports document, the course's points, the right ids, and is every roster mismat
 The class is two sample hand-ins (perfect, partial) graded with `nano-course grade`, and twin,
 handed in twice and so not graded: taken from the class the slow tests share (one_class.py),
 graded once per session. The export runs as an instructor runs it, `nano-course export` in a
-shell.
+shell, with rosters as roster.py reads them (the class list intake reads too).
 
 The formats, as their documentation and importers give them (cited in autograder/grading/export.py):
 Canvas, https://community.canvaslms.com/t5/Instructor-Guide/How-do-I-import-grades-in-the-Gradebook/ta-p/807
 and canvas-lms app/models/gradebook_importer.rb: the header starts Student, ID, SIS User ID,
 SIS Login ID, Section, then one column per assignment; a "Points Possible" row gives each
-assignment's points. Moodle, https://docs.moodle.org/311/en/Grade_import and gradeimport_csv:
-a column that identifies the user (mapped to ID number, preselected when headed "ID number")
-and one column per grade item ("NAME (Real)" maps to the item NAME).
+assignment's points; Canvas finds a student by ID (its user id), then SIS User ID. Moodle,
+https://docs.moodle.org/311/en/Grade_import and gradeimport_csv: a column that identifies the
+user (Map from it, Map to the user field: ID number or Email address; Map to defaults to User
+ID) and one column per grade item ("NAME (Real)").
 """
 
 import csv
 import shutil
 import subprocess
 import sys
+import zipfile
 from pathlib import Path
 
 import pytest
 
-from autograder.grading import export
+from autograder.grading import roster as rosters
 
 NANO_COURSE = Path(sys.executable).parent / "nano-course"
 
@@ -78,10 +80,13 @@ def test_without_a_roster_both_files_carry_every_graded_student_and_the_course_p
     assert done.stderr == ""
     lines = done.stdout.splitlines()
     assert lines[0] == (f"wrote {graded / 'export' / 'canvas.csv'}: 2 students, 6 assignments worth 10 "
-                        "points (the Points Possible row)")
-    assert lines[1].startswith(f"wrote {graded / 'export' / 'moodle.csv'}: 2 students, 6 grade items")
+                        "points (the Points Possible row); Canvas finds each student by SIS User ID")
+    assert lines[1] == (f"wrote {graded / 'export' / 'moodle.csv'}: 2 students, 6 grade items; in Moodle's "
+                        "import form set Map from \"ID number\" and Map to \"ID number\" (Map to defaults to "
+                        "User ID, which finds no one), and map each (Real) column to its grade item")
     assert lines[2].startswith("no roster: our student ids are written as the LMS's")
     assert len(lines) == 4 and lines[3].startswith("not graded, left out: twin (") and "duplicate" in lines[3]
+    assert lines[3].endswith("; grade it again, or pass --zero-refused to write it as 0")
 
     canvas = rows(graded / "export" / "canvas.csv")
     assert canvas[0] == CANVAS_STUDENT_COLUMNS + [f"nano {name}" for name in LECTURES]
@@ -116,7 +121,7 @@ def test_a_roster_maps_ids_and_lists_each_mismatch_never_guessing(graded, tmp_pa
 
     assert done.returncode == 0, done.stderr
     assert f"wrote {out / 'canvas.csv'}: 1 student," in done.stdout
-    assert "graded but not in the roster, left out: partial" in done.stdout
+    assert "not in the roster, left out: partial" in done.stdout
     assert "in the roster but not in the gradebook, left out: ghost" in done.stdout
     assert "no roster" not in done.stdout
 
@@ -144,27 +149,85 @@ def test_total_writes_one_column_worth_the_whole_assignment(graded, tmp_path):
 
 
 @pytest.mark.slow
+def test_each_lms_gets_the_ids_it_matches_on_and_whom_the_roster_cannot_place_is_listed(graded, tmp_path):
+    """Canvas: ID is its user id, SIS User ID the institution's; Moodle: the ID number, else the
+    email. A student with no id an LMS matches on is left out of that file alone, and listed."""
+    roster = tmp_path / "roster.csv"
+    roster.write_text("student_id,name,canvas_id,sis_id,email,moodle_participant\n"
+                      "perfect,\"Lovelace, Ada\",12345,S1001,ada@example.org,501\n"
+                      "partial,Grace Hopper,,,grace@example.org,502\n"
+                      "twin,Alan Turing,23456,,,503\n")
+    out = tmp_path / "lms"
+
+    done = run("--course", str(graded), "--roster", str(roster), "--out", str(out))
+
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].endswith("1 student, 6 assignments worth 10 points (the Points Possible row); Canvas "
+                             "finds each student by ID (the Canvas user id), else SIS User ID"), lines[0]
+    assert lines[1].startswith(f"wrote {out / 'moodle.csv'}: 2 students, 6 grade items; in Moodle's import form "
+                               "set Map from \"Email address\" and Map to \"Email address\"")
+    assert "no canvas_id or sis_id in the roster, left out of canvas.csv: partial" in lines
+    assert lines[-1].startswith("not graded, left out: twin (")
+    canvas = rows(out / "canvas.csv")
+    assert canvas[2:] == [["Lovelace, Ada", "12345", "S1001", "", ""] + PERFECT]
+    moodle = rows(out / "moodle.csv")
+    assert moodle[0][:2] == ["Email address", "Full name"]
+    assert moodle[1:] == [["grace@example.org", "Grace Hopper"] + PARTIAL, ["ada@example.org", "Lovelace, Ada"] + PERFECT]
+
+    done = run("--course", str(graded), "--roster", str(roster), "--out", str(out), "--zero-refused")
+
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.splitlines()[-1].startswith("not graded, written as 0: twin (")
+    assert "no email in the roster, left out of moodle.csv: twin" in done.stdout
+    canvas = rows(out / "canvas.csv")
+    assert canvas[2:] == [["Lovelace, Ada", "12345", "S1001", "", ""] + PERFECT,
+                          ["Alan Turing", "23456", "", "", ""] + ["0"] * 6]
+
+
+@pytest.mark.slow
+def test_zero_refused_writes_a_hand_in_that_could_not_be_graded_as_0_in_both_files(graded, tmp_path):
+    done = run("--course", str(graded), "--out", str(tmp_path), "--zero-refused")
+
+    assert done.returncode == 0, done.stderr
+    assert "2 students" not in done.stdout and done.stdout.count("3 students") == 2
+    assert done.stdout.splitlines()[-1].startswith("not graded, written as 0: twin (")
+    assert by_first(rows(tmp_path / "canvas.csv")[2:], 2)["twin"][5:] == ["0"] * 6
+    assert by_first(rows(tmp_path / "moodle.csv")[1:], 0)["twin"][2:] == ["0"] * 6
+
+
+def xlsx(path: Path) -> None:
+    """A workbook with a student_id column, as a spreadsheet saves one (an Office Open XML zip)."""
+    with zipfile.ZipFile(path, "w") as book:
+        book.writestr("[Content_Types].xml", '<?xml version="1.0"?><Types xmlns="http://schemas.openxmlformats.org/'
+                      'package/2006/content-types"/>')
+        book.writestr("xl/workbook.xml", "<workbook/>")
+        book.writestr("xl/worksheets/sheet1.xml", '<worksheet><sheetData><row><c t="inlineStr"><is><t>student_id'
+                      "</t></is></c></row></sheetData></worksheet>")
+
+
+@pytest.mark.slow
 @pytest.mark.parametrize("name, content, says", [
-    ("roster.xlsx", b"PK\x03\x04\x14\x00\x06\x00\x08\x00\x00\x00!\x00\xb2\xff\xfe\x80", "is not a CSV file"),
-    ("roster.csv", b"student_id,name\nperfect,Ada\n", "has no lms_id column"),
-    ("roster.csv", b'{"perfect": "S1001"}\n', "has no student_id or lms_id column"),
+    ("roster.xlsx", xlsx, "is not a CSV file (it is a spreadsheet or a zip: save it as CSV"),
+    ("roster.csv", b"student_id,name\nperfect,Ada\n", "gives no id Canvas or Moodle finds students by"),
+    ("roster.csv", b'{"perfect": "S1001"}\n', "has no student_id column"),
     ("roster.csv", b"student_id,lms_id\nperfect,S1\nperfect,S2\n", "lists student perfect twice (lines 2 and 3)"),
-    ("roster.csv", b"student_id,lms_id\nperfect,S1\npartial,S1\n", "gives lms_id S1 to both perfect and partial"),
-    ("roster.csv", b"student_id,lms_id\nperfect,\n", "line 2 has no lms_id"),
+    ("roster.csv", b"student_id,lms_id\nperfect,S1\npartial,S1\n", "gives sis_id S1 twice (lines 2 and 3)"),
+    ("roster.csv", b"student_id,lms_id\nperfect,\n", "line 2 gives perfect no other column"),
 ])
 def test_a_roster_that_cannot_be_used_gets_one_sentence_and_changes_nothing(graded, tmp_path, name, content, says):
     out = tmp_path / "lms"
     out.mkdir()
     (out / "canvas.csv").write_text("last term's\n")
     roster = tmp_path / name
-    roster.write_bytes(content)
+    content(roster) if callable(content) else roster.write_bytes(content)
 
     done = run("--course", str(graded), "--roster", str(roster), "--out", str(out))
 
     assert done.returncode != 0
     assert done.stdout == ""
     assert len(done.stderr.strip().splitlines()) == 1, done.stderr
-    assert done.stderr.startswith(f"nano-course export: roster {roster} ") and says in done.stderr
+    assert done.stderr.startswith(f"nano-course export: roster {roster} ") and says in done.stderr, done.stderr
     assert (out / "canvas.csv").read_text() == "last term's\n"
     assert not (out / "moodle.csv").exists()
 
@@ -173,7 +236,23 @@ def test_a_roster_saved_by_a_spreadsheet_is_read(tmp_path):
     roster = tmp_path / "roster.csv"
     roster.write_bytes("\ufeffStudent_ID;LMS_ID;Name\r\nperfect;S1001;Ada Lovelace\r\n;;\r\n".encode("utf-8"))
 
-    assert export.read_roster(roster) == {"perfect": export.Person("perfect", "S1001", "Ada Lovelace")}
+    assert rosters.read(roster).people == (rosters.Person("perfect", "Ada Lovelace", sis_id="S1001", idnumber="S1001"),)
+
+
+@pytest.mark.parametrize("command", [["report"], ["export"], ["replay", "alice"]])
+def test_a_folder_that_is_not_a_course_is_refused_alike_and_left_as_it_was(tmp_path, command):
+    """report, export and replay read a graded course: given another folder, or none, each says
+    so in the same sentence, and writes nothing there (no gradebook, no export folder)."""
+    (tmp_path / "notes").mkdir()
+    for course, said in [(tmp_path / "nope", f"there is no course at {tmp_path / 'nope'}: build one there first "
+                                             f"with nano-course build --out {tmp_path / 'nope'} (or check --course)"),
+                         (tmp_path / "notes", f"{tmp_path / 'notes'} is not a nano course (it has no nbgrader_config.py): "
+                                              "--course names the folder nano-course build made")]:
+        done = subprocess.run([str(NANO_COURSE), *command, "--course", str(course)], capture_output=True, text=True,
+                              timeout=120)
+        assert done.returncode == 1 and done.stdout == ""
+        assert done.stderr == f"nano-course {command[0]}: {said}\n"
+    assert not (tmp_path / "nope").exists() and list((tmp_path / "notes").iterdir()) == []
 
 
 @pytest.mark.slow

@@ -212,9 +212,11 @@ def test_the_failure_chart_of_the_whole_course_fits_a_screen():
         words |= {g: d.words for g, d in feedback.described(nb).items()}
     students = [f"s{i}" for i in range(20)]
     failed = {g: students[:i % 20] for i, (_, g, _) in enumerate(cells)}
+    untried = {g: who[: len(who) // 2] for g, who in failed.items()}  # half of them did not try
     results = report.ClassResults(students, lectures, {}, points,
-                                  {s: dict.fromkeys(points, 1.0) for s in students}, cells, failed, words, [])
+                                  {s: dict.fromkeys(points, 1.0) for s in students}, cells, failed, words, [], untried)
     assert len(cells) > 60
+    assert all(results.wrong(g) == who[len(who) // 2:] for g, who in failed.items())
     width, height = png_size(report.failure_plot(results))
     assert width <= 1500 and height <= 1000, (width, height)  # shown at most 64rem (1024 px) wide
 
@@ -272,3 +274,76 @@ def test_attackers_pages_leak_nothing_and_every_failure_names_a_section(graded_c
     for uri in re.findall(r'src="(data:image/png;base64,[^"]+)"', text):
         width, height = png_size(uri)
         assert width <= 1500 and height <= 1000, (width, height)
+
+
+# ---------------------------------------------------------------------------------------------
+# What a page says of a file that does not parse, and of work not attempted; the report's split
+
+SAMPLES = ROOT / "fixtures" / "submissions"
+ROW = re.compile(r'<tr><td>.*?<code class="id">(\w+)</code></td><td class="num">.*?</td>'
+                 r'<td class="(\w+)">(.*?)</td><td class="msg">(.*?)</td></tr>', re.S)
+
+
+@pytest.mark.slow
+def test_a_file_that_does_not_parse_is_named_with_its_line_on_each_page_that_graded_it(graded_class):
+    """broken-py's nano/repl.py does not parse, so main was graded as its stub: lecture 06's page,
+    which grades main, says so with the line and Python's message, at the top and for every
+    behaviour, and never that main "is not implemented yet"; no other lecture's page speaks of it."""
+    with pytest.raises(SyntaxError) as raised:
+        compile((SAMPLES / "broken-py" / "nano" / "repl.py").read_bytes(), "repl.py", "exec")
+    said = f"nano/repl.py does not parse (line {raised.value.lineno}: {raised.value.msg}), so main was graded as not written"
+    folder = graded_class.course / "feedback" / "broken-py"
+    [page] = folder.glob("06-*.html")
+    text = html.unescape(page.read_text(encoding="utf-8"))
+    graded = notebooks.points(notebooks.load(graded_class.course / "release" / release.ASSIGNMENT / f"{page.stem}.ipynb"))
+    rows = ROW.findall(text)
+    assert [grade_id for grade_id, *_ in rows] == list(graded)
+    for grade_id, status, label, why in rows:
+        assert (status, label) == ("fail", "failed") and why.startswith(said), (grade_id, label, why)
+    assert f'<div class="problems"><ul><li>{said}</li>' in text
+    assert "not implemented" not in text and "NotImplementedError" not in text
+    for other in sorted(set(folder.glob("0*.html")) - {page}):
+        assert "repl.py" not in other.read_text(encoding="utf-8"), other.name
+    assert said in graded_class.grades["broken-py"].problem
+
+
+@pytest.mark.slow
+def test_work_not_attempted_is_told_from_work_that_is_wrong(graded_class):
+    """untouched has written nothing: each failure is "not written" or "not answered", and its
+    first page counts them as not attempted. A hand-in that could not be graded says so on its
+    first page rather than "0 of 0"."""
+    folder = graded_class.course / "feedback" / "untouched"
+    for page in sorted(folder.glob("0*.html")):
+        rows = ROW.findall(html.unescape(page.read_text(encoding="utf-8")))
+        assert rows and {label for _, _, label, _ in rows} <= {"not written", "not answered"}, page.name
+        assert all("not implemented yet" in why or why.startswith("question ") for *_, why in rows), page.name
+    index = folder.joinpath("index.html").read_text(encoding="utf-8")
+    counts = re.findall(r'<td class="num">0 of (\d+) \((\d+) not attempted yet\)</td>', index)
+    assert len(counts) == 6 and all(total == untried for total, untried in counts), counts
+    mutant = next(s for s, g in graded_class.grades.items() if s.startswith("mutant-") and g.total < 10)
+    labels = {label for page in (graded_class.course / "feedback" / mutant).glob("0*.html")
+              for _, status, label, _ in ROW.findall(page.read_text(encoding="utf-8")) if status == "fail"}
+    assert labels == {"failed"}, (mutant, labels)
+
+    refused = graded_class.course / "feedback" / "twin" / "index.html"
+    text = refused.read_text(encoding="utf-8")
+    assert "0 of 0" not in text and text.count('<td class="num">not graded</td>') == 6
+
+
+@pytest.mark.slow
+def test_the_report_shows_wrong_and_not_attempted_apart(graded_class, capsys):
+    """Per behaviour, the report lists who got it wrong and who did not attempt it: the hand-in
+    whose repl.py does not parse got main wrong; untouched did not attempt it."""
+    from autograder import cli
+
+    assert cli.main(["report", "--course", str(graded_class.course)]) == 0
+    capsys.readouterr()
+    text = (graded_class.course / "report.html").read_text(encoding="utf-8")
+    assert "<th class=num>wrong</th>\n<th class=num>not attempted</th>" in text
+    row = re.search(r"<tr><td>06</td><td>[^<]*<br><code>l06_exit_stops</code></td><td class=num>[\d.]+</td>"
+                    r"<td class=num>(.*?)</td><td class=num>(.*?)</td><td class=num>(\d+)%</td></tr>", text, re.S)
+    assert row, "no row for l06_exit_stops"
+    wrong, untried = row.group(1), row.group(2)
+    assert ">broken-py</a>" in wrong and ">broken-py</a>" not in untried
+    assert ">untouched</a>" in untried and ">untouched</a>" not in wrong
+    assert ">partial</a>" in untried, "partial has not written lecture 06"

@@ -19,7 +19,7 @@ import pytest
 
 from autograder import cli
 from autograder.authoring import notebooks, release, samples
-from autograder.grading import autograde, feedback, grade, intake
+from autograder.grading import autograde, feedback, grade, intake, records, results
 
 ROOT = release.ROOT
 SAMPLES = ROOT / "fixtures" / "submissions"
@@ -162,16 +162,23 @@ def test_repair_removes_unreadable_notebooks_restores_test_cells_and_stubs_broke
     (work / "nano" / "gate.py").unlink()
 
     problems = grade.repair(work, release_dir)
+    with pytest.raises(SyntaxError) as raised:
+        compile("def read_file(path:\n", "tools.py", "exec")
     assert [str(p) for p in problems] == [
         "01: answer cell mini_entries_answer deleted",
         "01: test cell mini_warmup deleted (put back and run)",
         "01: test cell mini_read_file was edited (restored)",
-        "nano/tools.py does not parse (SyntaxError line 1): graded as not written",
+        f"nano/tools.py does not parse (line 1: {raised.value.msg}), so read_file, list_files, run_tool, "
+        "write_file, edit_file and bash were graded as not written",
         "nano/gate.py missing: graded as not written",
     ]
-    assert [(p.lecture, p.grade_ids) for p in problems] == [
-        ("01", ("mini_entries_answer",)), ("01", ("mini_warmup",)), ("01", ("mini_read_file",)),
-        (None, ()), (None, ())], "each problem says what it is about, not only in words"
+    assert [(p.lecture, p.grade_ids, p.file) for p in problems] == [
+        ("01", ("mini_entries_answer",), ""), ("01", ("mini_warmup",), ""), ("01", ("mini_read_file",), ""),
+        (None, (), "nano/tools.py"), (None, (), "nano/gate.py")], "each problem says what it is about, not only in words"
+    assert [p.kind for p in problems][3:] == [records.UNPARSABLE, records.REPAIRED]
+    assert results.Grade("x", problems=tuple(problems)).about("03")[-1].file == "nano/tools.py", \
+        "lecture 03 grades write_file: its page tells of tools.py"
+    assert not [p for p in results.Grade("x", problems=tuple(problems)).about("05") if p.file]
     repaired = [c.metadata.get("nbgrader", {}).get("grade_id") for c in notebooks.load(work / "01-mini.ipynb").cells]
     assert repaired == [i for i in ids if i != "mini_entries_answer"], "mini_warmup goes back where it was"
     for name in ("tools.py", "gate.py"):
@@ -350,8 +357,10 @@ def test_a_course_collected_by_nbgrader_is_graded_in_place(mini_course, tmp_path
                             lecture_dir=lectures)
     (handed_in / "timestamp.txt").write_text("2026-03-01 09:30:00.000000 UTC")
     before = {p: p.read_bytes() for p in handed_in.rglob("*") if p.is_file()}
-    grades = grade.grade_all(collected, collected, echo=lambda *_: None, timeout=10)
+    lines = []
+    grades = grade.grade_all(collected, collected, echo=lines.append, timeout=10)
     assert [(g.student, g.total, g.problem) for g in grades] == [("alice", 3.0, "")]
+    assert f"wrote {collected / 'grades.csv'} and problems.csv (1 student); " in "\n".join(lines)
     assert {p: p.read_bytes() for p in handed_in.rglob("*") if p.is_file()} == before
 
 
