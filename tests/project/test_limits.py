@@ -79,7 +79,7 @@ def test_a_hand_in_slow_in_every_notebook_gets_what_it_honestly_earns(needs_bwra
                                                             subs / "slow")))
     graded = tmp_path / "course"
     shutil.copytree(course, graded)
-    command = [sys.executable, "-m", "autograder.grading.grade", str(subs), "--course", str(graded),
+    command = [sys.executable, "-m", "autograder.cli", "grade", str(subs), "--course", str(graded),
                "--timeout", str(small.cell), "--workers", "1", *needs_bwrap_or_unsafe]
     started = time.monotonic()
     done = subprocess.run(command, env={**os.environ, "NANO_LIMITS": SMALL}, capture_output=True, text=True,
