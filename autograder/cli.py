@@ -8,7 +8,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from autograder.course import default_course, refusal
+from autograder.course import default_course, refusal, require
 # Imported by some commands, installed only with the extra: pip install -e ".[instructor]".
 INSTRUCTOR_MODULES = {"dask", "distributed", "psycopg", "matplotlib", "jupytext", "nbval"}
 
@@ -148,9 +148,8 @@ def _build(args) -> int:
     from autograder.authoring import release
 
     out = args.out.resolve()
-    refused = refusal(out, built=False) if out.exists() else None
-    if refused:
-        raise ValueError(refused)
+    if out.exists():
+        require(out, built=False)
     with lock.holding(out, "build"):  # not while a grading reads the release
         folder = release.build_course(out, db_url=args.db_url, exchange=args.exchange)
     settings = release.course_settings(out)
@@ -238,8 +237,7 @@ def _grade(args) -> int:
 def _remove(args) -> int:
     from autograder.grading import remove
 
-    if refusal(args.course):
-        raise ValueError(refusal(args.course))
+    require(args.course)
     remove.remove(args.course, args.students)
     return 0
 
@@ -264,8 +262,7 @@ def _replay(args) -> int:
         print(f"nano-course replay: {bwrap.MISSING}", file=sys.stderr)
         return 2
     course = args.course.resolve()
-    if refusal(course):
-        raise ValueError(refusal(course))
+    require(course)
     return 0 if independent.replay(course, args.student, args.behaviours, unsafe=args.unsafe,
                                    echo=lambda line: print(line, flush=True)) else 1
 
@@ -273,8 +270,7 @@ def _replay(args) -> int:
 def _report(args) -> int:
     from autograder.grading import report
 
-    if refusal(args.course):
-        raise ValueError(refusal(args.course))
+    require(args.course)
     page = report.write_report(args.course.resolve())
     print(f"wrote the report in {page}")
     return 0
@@ -283,8 +279,7 @@ def _report(args) -> int:
 def _export(args) -> int:
     from autograder.grading import export
 
-    if refusal(args.course):
-        raise ValueError(refusal(args.course))
+    require(args.course)
     result = export.export(args.course, out=args.out, roster=args.roster, total=args.total,
                            zero_refused=args.zero_refused)
     print("\n".join(export.summary(result)))

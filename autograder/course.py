@@ -75,6 +75,13 @@ def refusal(folder: Path, built: bool = True) -> str | None:
     return None
 
 
+def require(folder: Path, built: bool = True) -> None:
+    """ValueError with `refusal`'s sentence unless `folder` is a nano course to work on."""
+    refused = refusal(folder, built)
+    if refused:
+        raise ValueError(refused)
+
+
 def _nbgrader_course(folder: Path) -> tuple[bool | None, set[str]]:
     """Whether the nbgrader course in `folder` is a nano course (it holds the assignment, or its
     config keeps the assignment's student files, as build writes it; None if the config cannot

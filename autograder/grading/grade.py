@@ -34,7 +34,7 @@ from pathlib import Path
 from autograder import lock
 from autograder.authoring import notebooks, release
 from autograder.check import behaviour, independent
-from autograder.course import Course, lecture_of, refusal
+from autograder.course import Course, lecture_of, require
 from autograder.grading import autograde, gradebook, intake, records
 from autograder.grading.results import Grade, earlier_problems, table, whole_class, write_csv, write_problems
 from autograder.grading.records import Job, Outcome, Problem, problem
@@ -86,9 +86,7 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
     with intake.opened(submissions) as folder:
         hand_ins, notes = intake.class_in(folder, roster, shown=submissions)
         course = course.resolve()
-        refused = refusal(course)
-        if refused:
-            raise ValueError(refused)
+        require(course)
         with lock.holding(course, "grade"):
             return _grade_all(hand_ins, notes, course, echo, workers=workers, timeout=timeout,
                               feedback=feedback, unsafe=unsafe, scheduler=scheduler, db_url=db_url)

@@ -10,7 +10,7 @@ import shutil
 from pathlib import Path
 
 from autograder import lock
-from autograder.course import refusal
+from autograder.course import require
 from autograder.grading import gradebook, results
 
 PLACES = ("feedback/{}", "logs/{}.txt", "checks/{}.json", "submitted/{}", "autograded/{}")
@@ -21,8 +21,7 @@ def remove(course: Path, students: list[str], echo=print) -> None:
     ValueError in one sentence, before anything is touched, for an id the course does not know
     (or one that is not a plain name); lock.Busy while another run works on the course."""
     course = course.resolve()
-    if refusal(course, built=False):
-        raise ValueError(refusal(course, built=False))
+    require(course, built=False)
     for student in students:
         if not student or student in (".", "..") or "/" in student or "\0" in student:
             raise ValueError(f"{student!r} is not a student id: nothing removed")
