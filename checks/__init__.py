@@ -1,0 +1,155 @@
+"""The visible checks, each written once: `./ok NN` runs every check of lecture NN, and a graded
+cell of the notebook runs its own with `check("l05_one_user_message_for_all_results")`.
+
+`lNN.py` holds lecture NN's checks (`l00.py`: is the setup ready), each a function named by its
+id, which for a graded cell is the cell's grade_id. A check runs in a new empty folder that is
+its working directory, with what your code writes to stderr shown as ordinary output (nbgrader
+scores a graded cell that writes to stderr 0); it fails with an AssertionError whose message
+says what went wrong and which section of the lecture to reread. A check may be a coroutine
+function: it then runs on an event loop of its own.
+
+At grading time the graded cells run this folder as the course ships it, and the grade comes
+from the grader's own, independent check, which tries more cases than these.
+"""
+
+import asyncio
+import contextlib
+import importlib
+import inspect
+import io
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent  # the workspace: the folder holding nano/, checks/ and ok
+SETUP = "00"  # ./ok 00: the setup checks, then lecture 01's
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """How one check went: its id, whether it passed, and why not (one to three lines)."""
+
+    name: str
+    passed: bool
+    why: tuple[str, ...] = ()
+
+
+class CheckFailed(AssertionError):
+    """A visible check failed: the message says what went wrong and which section to reread."""
+
+
+def lectures(number: str | None = None) -> list[str]:
+    """The check modules ./ok runs: ["00", "01"] for 00 or 01, [number] otherwise, all without one."""
+    found = sorted(p.stem[1:] for p in HERE.glob("l[0-9][0-9].py"))
+    if number is None:
+        return found
+    wanted = [SETUP, "01"] if number in (SETUP, "01") else [number]
+    return [n for n in wanted if n in found]
+
+
+def load(number: str):
+    """Lecture `number`'s check module (an exception from importing nano/*.py goes through)."""
+    return importlib.import_module(f"checks.l{number}")
+
+
+def names(module) -> list[str]:
+    """The checks of a module, in the order they are written."""
+    prefix = f"l{module.__name__[-2:]}_"
+    found = [(fn.__code__.co_firstlineno, name) for name, fn in vars(module).items()
+             if name.startswith(prefix) and inspect.isfunction(fn) and fn.__module__ == module.__name__]
+    return [name for _, name in sorted(found)]
+
+
+def run(name: str, function: Callable, quiet: bool = False) -> Outcome:
+    """Run one check in a new empty folder; its outcome, with the reason it failed. What the
+    code under test prints is shown on stdout, or, when `quiet` (./ok), not at all."""
+    from nano import diagnose
+    from nano.testing import no_stderr, scratch_dir
+
+    sink = io.StringIO()
+    output = contextlib.ExitStack()
+    if quiet:
+        output.enter_context(contextlib.redirect_stdout(sink))
+        output.enter_context(contextlib.redirect_stderr(sink))
+    else:
+        output.enter_context(no_stderr())
+    try:
+        with scratch_dir(), output:
+            result = function()
+            if inspect.isawaitable(result):
+                on_own_loop(result)
+    except NotImplementedError as exc:
+        said = str(exc)
+        return Outcome(name, False, lines(said if "not implemented" in said else f"not implemented yet: {said}"))
+    except AssertionError as exc:
+        return Outcome(name, False, lines(str(exc)) or ("failed",))
+    except Exception as exc:
+        if diagnose.location(exc) is None or not diagnose.in_package(exc):
+            return Outcome(name, False, lines(f"{type(exc).__name__}: {exc}"))
+        return Outcome(name, False, (diagnose.describe(exc),))
+    except BaseException as exc:  # SystemExit, KeyboardInterrupt, a runaway script
+        return Outcome(name, False, lines(f"{type(exc).__name__}: {exc}"))
+    return Outcome(name, True)
+
+
+def on_own_loop(awaitable) -> None:
+    """Run a coroutine to the end on a new event loop, in a thread of its own: a notebook's
+    kernel already runs a loop in this one."""
+    failure: list[BaseException] = []
+
+    def target():
+        try:
+            asyncio.run(awaitable)
+        except BaseException as exc:
+            failure.append(exc)
+
+    thread = threading.Thread(target=target, name="check")
+    thread.start()
+    thread.join()
+    if failure:
+        raise failure[0].with_traceback(failure[0].__traceback__)
+
+
+def lines(text: str) -> tuple[str, ...]:
+    """A message as at most three lines of at most 300 characters."""
+    kept = [line.strip() for line in text.strip().splitlines() if line.strip()]
+    return tuple(line if len(line) <= 300 else line[:297] + "..." for line in kept[:3])
+
+
+def files(spec: dict[str, str]) -> None:
+    """Write {path: text} into the working directory."""
+    for name, text in spec.items():
+        Path(name).parent.mkdir(parents=True, exist_ok=True)
+        Path(name).write_text(text, encoding="utf-8")
+
+
+def raised(call, expected, what: str, section: int) -> str:
+    """The message of the `expected` exception that `call()` raised; an AssertionError saying
+    what came back (or what else was raised) otherwise. A stub's NotImplementedError goes through."""
+    try:
+        got = call()
+    except NotImplementedError:
+        raise
+    except expected as exc:
+        return str(exc)
+    except Exception as exc:
+        raise AssertionError(f"{what} must raise {expected.__name__}, but it raised {type(exc).__name__}: "
+                             f"{exc} (section {section})") from None
+    raise AssertionError(f"{what} must raise {expected.__name__}, but it returned {got!r} (section {section})")
+
+
+def check(name: str) -> None:
+    """Run the visible check `name` ("l05_turn_limit") and say PASS, or fail with its message;
+    what graded cells call. The check's code is in checks/lNN.py."""
+    __tracebackhide__ = True  # IPython shows the failure, not this function's frames
+    if str(ROOT) not in sys.path:
+        sys.path.insert(0, str(ROOT))
+    module = load(name[1:3])
+    outcome = run(name, getattr(module, name))
+    if not outcome.passed:
+        raise CheckFailed("\n".join((f"{name}:", *outcome.why))) from None
+    print(f"PASS  {name}")
+
