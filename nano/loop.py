@@ -6,7 +6,7 @@ Lecture 05 writes `agent_loop`. It is short because everything it calls is alrea
 
 import json
 
-from anthropic.types import MessageParam
+from anthropic.types.message_param import MessageParam
 
 from nano.gate import GATED, Asker, confirm
 from nano.model import Model, call_model

@@ -10,7 +10,8 @@ import os
 from typing import Any, Protocol
 
 import anthropic
-from anthropic.types import Message, MessageParam
+from anthropic.types.message import Message
+from anthropic.types.message_param import MessageParam
 
 from nano.tools import TOOLS
 

@@ -9,7 +9,8 @@ uses `finished_only(call_model)`: it is `main`'s default model, and what `python
 
 import asyncio
 
-from anthropic.types import Message, MessageParam
+from anthropic.types.message import Message
+from anthropic.types.message_param import MessageParam
 
 from nano.gate import Asker, TerminalAsker
 from nano.loop import agent_loop
@@ -64,7 +65,7 @@ def finished_only(model: Model) -> Model:
 
 def explain(exc: BaseException) -> str:
     """Say in one sentence what went wrong in a turn, and what to do about it if anything."""
-    import anthropic
+    import anthropic._exceptions as anthropic  # the SDK's errors, without loading all of the SDK
 
     if isinstance(exc, (KeyboardInterrupt, asyncio.CancelledError)):
         return "Interrupted."

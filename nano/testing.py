@@ -69,7 +69,7 @@ def reply(*blocks: dict[str, Any], stop_reason: str | None = None) -> Any:
 
     stop_reason defaults to "tool_use" when a block asks for a tool and "end_turn" otherwise.
     """
-    from anthropic.types import Message
+    from anthropic.types.message import Message
 
     if stop_reason is None:
         stop_reason = "tool_use" if any(b["type"] == "tool_use" for b in blocks) else "end_turn"

@@ -33,7 +33,7 @@ class Trace:
 
 def load_trace(path: str | Path = TRACE_PATH) -> Trace:
     """Read a trace file (by default the Celsius trace) into a Trace."""
-    from anthropic.types import Message
+    from anthropic.types.message import Message
 
     data = json.loads(Path(path).read_text(encoding="utf-8"))
     return Trace(request=data["request"],

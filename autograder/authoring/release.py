@@ -97,7 +97,8 @@ def _copy_tree(src: Path, dst: Path) -> None:
 
 def assemble_assignment(dest: Path, root: Path = ROOT, lecture_dir: Path | None = None) -> None:
     """Write the nbgrader source of assignment `nano` into `dest`: notebooks at its root, the
-    stubbed package, fixtures (without sample submissions), the visible checks and `ok`."""
+    stubbed package, fixtures (without sample submissions), the visible checks (checks/, which
+    the graded cells run too: autograde restores them from here) and `ok`."""
     lecture_dir = lecture_dir or root / "lectures"
     found = sorted(lecture_dir.glob("[0-9][0-9]-*.ipynb"))
     if not found:
@@ -114,9 +115,9 @@ def assemble_assignment(dest: Path, root: Path = ROOT, lecture_dir: Path | None 
             raise ReleaseError(f"nano/{module.name} has a solution region but no student functions")
         (dest / "nano" / module.name).write_text(text, encoding="utf-8")
     _copy_tree(root / "fixtures", dest / "fixtures")
-    (dest / "tests").mkdir()
-    for test in [root / "tests" / "conftest.py", *sorted((root / "tests").glob("test_0[0-6]_*.py"))]:
-        shutil.copy2(test, dest / "tests" / test.name)
+    (dest / "checks").mkdir()
+    for check in sorted((root / "checks").glob("*.py")):
+        shutil.copy2(check, dest / "checks" / check.name)
     shutil.copy2(root / "ok", dest / "ok")
 
 

@@ -216,7 +216,7 @@ def repository_copy(folder: Path) -> Path:
     for file in ("run", "ok", "pyproject.toml", "README.md"):
         shutil.copy2(ROOT / file, folder / file)
     skip = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", "*.egg-info")
-    for tree in ("autograder", "nano", "lectures", "fixtures", "tests"):
+    for tree in ("autograder", "nano", "lectures", "fixtures", "tests", "checks"):
         shutil.copytree(ROOT / tree, folder / tree, ignore=skip)
     subprocess.run([sys.executable, "-m", "venv", str(folder / ".venv")], check=True)
     site = next((folder / ".venv" / "lib").glob("python3*/site-packages"))

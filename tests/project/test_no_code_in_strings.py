@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-FOLDERS = ("autograder", "nano", "tests")
+FOLDERS = ("autograder", "nano", "tests", "checks")
 LEFT_OUT = ("__pycache__", "student_only", "payloads")
 MIN_STATEMENTS = MIN_LINES = 3
 

@@ -70,9 +70,7 @@ def copy_of_the_course_sources(dest: Path) -> Path:
     skip = shutil.ignore_patterns("__pycache__", "*.pyc", ".ipynb_checkpoints", "submissions")
     for folder in ("lectures", "nano", "fixtures"):
         shutil.copytree(notebooks.ROOT / folder, dest / folder, ignore=skip)
-    (dest / "tests").mkdir()
-    for test in [notebooks.ROOT / "tests" / "conftest.py", *(notebooks.ROOT / "tests").glob("test_0[0-6]_*.py")]:
-        shutil.copy2(test, dest / "tests" / test.name)
+    shutil.copytree(notebooks.ROOT / "checks", dest / "checks", ignore=skip)
     for name in ("ok", "pyproject.toml"):
         shutil.copy2(notebooks.ROOT / name, dest / name)
     return dest

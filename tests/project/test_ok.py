@@ -169,7 +169,7 @@ def test_a_python_without_the_course_packages_names_the_import_and_the_python_to
     done = subprocess.run([str(bare), "ok", "05"], cwd=workspace, env=env, capture_output=True,
                           text=True, timeout=300)
     loop = (workspace / "nano" / "loop.py").read_text(encoding="utf-8").splitlines()
-    line = loop.index("from anthropic.types import MessageParam") + 1
+    line = loop.index("from anthropic.types.message_param import MessageParam") + 1
     assert done.returncode == 1 and done.stderr == "", done.stdout + done.stderr
     assert check_lines(done)[1:3] == [
         f"        nano/loop.py, line {line}: ModuleNotFoundError: No module named 'anthropic'",

@@ -129,9 +129,9 @@ def test_no_solution_hidden_test_or_reference_cell_reaches_the_release(course, f
 def test_release_notebooks_sit_at_the_assignment_root_with_the_package(fresh_workspace):
     names = sorted(p.name for p in fresh_workspace.iterdir())
     lectures = sorted(p.name for p in (ROOT / "lectures").glob("[0-9][0-9]-*.ipynb"))
-    assert names == sorted([*lectures, release.STUDENT_LAB_CONFIG, "fixtures", "nano", "ok", "tests"])
-    assert sorted(p.name for p in (fresh_workspace / "tests").iterdir()) == sorted(
-        ["conftest.py", *(p.name for p in (ROOT / "tests").glob("test_0[0-6]_*.py"))])
+    assert names == sorted([*lectures, release.STUDENT_LAB_CONFIG, "checks", "fixtures", "nano", "ok"])
+    assert sorted(p.name for p in (fresh_workspace / "checks").iterdir()) == sorted(
+        p.name for p in (ROOT / "checks").glob("*.py"))
     assert not (fresh_workspace / "fixtures" / "submissions").exists()
     for nb_path in fresh_workspace.glob("*.ipynb"):
         nb = notebooks.load(nb_path)

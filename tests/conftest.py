@@ -1,8 +1,0 @@
-"""Shared by the visible checks: they run from the workspace root, with nano importable."""
-
-import sys
-from pathlib import Path
-
-ROOT = Path(__file__).resolve().parent.parent
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
