@@ -91,9 +91,11 @@ async def l06_one_history_across_lines():
         "each line goes onto the history as a user message, in order (section 1)")
     assert [call["length"] for call in fake.calls] == [3, 5] and all(c["messages"] is earlier for c in fake.calls), (
         "every line must be run on the same list, so the second line's turn sees the first's: one history (section 1)")
-    fresh, _, _ = await run_main(canned_loop(), ["first", "second"], 1, messages=[])
-    assert [said(m) for m in fresh if m["role"] == "user"] == ["first", "second"], (
-        "main must use the list it is given even when it is empty (test `is None`, not `or []`) (section 1)")
+    empty = []
+    fresh, _, _ = await run_main(canned_loop(), ["first", "second"], 1, messages=empty)
+    assert fresh is empty and len(empty) == 4, (
+        "main must add to the list it is given even when that list is empty (test `messages is None`, not "
+        "`messages or []`) (section 1)")
 
 
 async def l06_passes_ask_and_model():

@@ -1,9 +1,9 @@
 """The mutation catalogue: the mistakes the lectures name, each as one small edit of the reference.
 
-Each Mutant is (name, lecture, file, old text, new text, ok): applied to a perfect submission
-with `apply`, it must lose points in its own lecture only (tests/project/test_mutations.py
-checks that with real nbgrader); `ok` says whether the visible checks (./ok NN) still pass on
-it. MUTANTS covers every mistake COURSE.md section 5 lists; MORE_MUTANTS adds others. The bench
+Each Mutant is (name, lecture, file, old text, new text): applied to a perfect submission with
+`apply`, it must lose points in its own lecture only (tests/project/test_mutations.py checks
+that with real nbgrader), and fail the visible checks, ./ok NN, unless it is a wrong answer in
+a notebook (tests/project/test_ok_mutants.py). MUTANTS covers every mistake COURSE.md section 5 lists; MORE_MUTANTS adds others. The bench
 (bench.py) draws its mutated submissions from here too.
 """
 
@@ -19,7 +19,13 @@ class Mutant(NamedTuple):
     file: str  # relative to the workspace; in a notebook, the edit applies to one cell's source
     old: str
     new: str
-    ok: bool  # whether the visible checks, ./ok NN, still pass with this mistake
+
+    @property
+    def ok(self) -> bool:
+        """Whether the visible checks, ./ok NN, still pass with this mistake: only for a wrong
+        answer in a notebook, which the visible checks cannot know without giving it away
+        (tests/project/test_ok_mutants.py fails every other one)."""
+        return self.file.endswith(".ipynb")
 
 
 WARMUP = "    return 61 * 1000 + 1\n"
@@ -49,122 +55,121 @@ TOO_MANY = ('    if count > 1:\n        raise ValueError(f"old_string occurs {co
 
 MUTANTS = [
     # 01: "each wrong answer"; warmup's hard-coded literal (section 9)
-    Mutant("warmup_hard_coded", "01", "nano/protocol.py", WARMUP, "    return 61001\n", ok=True),
+    Mutant("warmup_hard_coded", "01", "nano/protocol.py", WARMUP, "    return 61001\n"),
     Mutant("q2_tool_results_are_special", "01", "01-shape-of-an-agent.ipynb",
-           'answer_q2 = "c"', 'answer_q2 = "a"', ok=True),
+           'answer_q2 = "c"', 'answer_q2 = "a"'),
     # 02: missing path, default path, run_tool swallowing errors
     Mutant("read_file_message_without_path", "02", "nano/tools.py", MISSING,
-           'raise FileNotFoundError("file not found")\n    return clip(', ok=False),
+           'raise FileNotFoundError("file not found")\n    return clip('),
     Mutant("list_files_default_at_import", "02", "nano/tools.py", 'def list_files(path: str = ".") -> str:',
-           "def list_files(path: str = os.getcwd()) -> str:", ok=False),
+           "def list_files(path: str = os.getcwd()) -> str:"),
     Mutant("run_tool_swallows_errors", "02", "nano/tools.py", "    return table[name](**input)\n",
            '    try:\n        return table[name](**input)\n    except Exception as exc:\n'
-           '        return f"Error: {exc}"\n', ok=False),
+           '        return f"Error: {exc}"\n'),
     # 03: replace-all edits, exit codes, stderr, timeout
     Mutant("edit_file_replaces_all", "03", "nano/tools.py", TOO_MANY,
-           '    file.write_text(text.replace(old_string, new_string), encoding="utf-8")', ok=True),
+           '    file.write_text(text.replace(old_string, new_string), encoding="utf-8")'),
     Mutant("bash_nonzero_exit_raises", "03", "nano/tools.py", '    return clip(f"exit code: {proc.returncode}',
            '    if proc.returncode:\n        raise RuntimeError(stderr)\n'
-           '    return clip(f"exit code: {proc.returncode}', ok=True),
+           '    return clip(f"exit code: {proc.returncode}'),
     Mutant("bash_drops_stderr", "03", "nano/tools.py", "stderr=subprocess.PIPE, text=True",
-           "stderr=subprocess.DEVNULL, text=True", ok=True),
+           "stderr=subprocess.DEVNULL, text=True"),
     Mutant("bash_timeout_escapes", "03", "nano/tools.py",
            '            raise TimeoutError(f"Command timed out after {BASH_TIMEOUT} seconds: {command}") from None',
-           "            raise", ok=False),
+           "            raise"),
     # 04: lenient yes, asking twice, preview missing from the prompt, no diff
     Mutant("confirm_lenient_yes", "04", "nano/gate.py", YES,
-           'return answer.strip().lower().startswith("y")', ok=True),
+           'return answer.strip().lower().startswith("y")'),
     Mutant("confirm_asks_twice", "04", "nano/gate.py", ASK,
            '    await ask.question(preview(name, input))\n'
-           '    answer = await ask.question(f"Allow {name}? [y/n] ")\n', ok=False),
+           '    answer = await ask.question(f"Allow {name}? [y/n] ")\n'),
     Mutant("confirm_prompt_without_preview", "04", "nano/gate.py", ASK,
-           '    print(preview(name, input))\n    answer = await ask.question(f"Allow {name}? [y/n] ")\n', ok=False),
+           '    print(preview(name, input))\n    answer = await ask.question(f"Allow {name}? [y/n] ")\n'),
     Mutant("preview_edit_fragment_only", "04", "nano/gate.py",
            "        if text is not None and old and text.count(old) == 1:\n"
-           "            return _diff(path, text, text.replace(old, new, 1))\n", "", ok=False),
+           "            return _diff(path, text, text.replace(old, new, 1))\n", ""),
     # 05: client built every call, one message per result, gate asked for ungated tools,
     # tool run before the gate, filtered assistant turn, assistant turn rebuilt without its thinking
     Mutant("call_model_new_client_each_call", "05", "nano/model.py",
            "    if _client is None:\n        _client = anthropic.AsyncAnthropic()\n",
-           "    _client = anthropic.AsyncAnthropic()\n", ok=True),
+           "    _client = anthropic.AsyncAnthropic()\n"),
     Mutant("loop_one_message_per_result", "05", "nano/loop.py", REPLY,
-           '        for result in results:\n            messages.append({"role": "user", "content": [result]})',
-           ok=True),
+           '        for result in results:\n            messages.append({"role": "user", "content": [result]})'),
     Mutant("loop_gates_every_tool", "05", "nano/loop.py", "if block.name in GATED and not await confirm(",
-           "if not await confirm(", ok=False),
-    Mutant("loop_runs_the_tool_before_the_gate", "05", "nano/loop.py", GATE_THEN_RUN, RUN_THEN_GATE, ok=False),
+           "if not await confirm("),
+    Mutant("loop_runs_the_tool_before_the_gate", "05", "nano/loop.py", GATE_THEN_RUN, RUN_THEN_GATE),
     Mutant("loop_keeps_only_tool_use_blocks", "05", "nano/loop.py",
            'messages.append({"role": "assistant", "content": reply.content})',
            'messages.append({"role": "assistant", "content": '
-           '[b for b in reply.content if b.type == "tool_use"] or reply.content})', ok=False),
+           '[b for b in reply.content if b.type == "tool_use"] or reply.content})'),
     Mutant("loop_drops_thinking_blocks", "05", "nano/loop.py",
            'messages.append({"role": "assistant", "content": reply.content})',
            'messages.append({"role": "assistant", "content": '
-           '[b for b in reply.content if b.type in ("text", "tool_use")]})', ok=False),
+           '[b for b in reply.content if b.type in ("text", "tool_use")]})'),
     # 06: no history repair, crash on model error, exit
-    Mutant("repl_no_history_repair", "06", "nano/repl.py", REPAIR, "", ok=False),
+    Mutant("repl_no_history_repair", "06", "nano/repl.py", REPAIR, ""),
     Mutant("repl_exit_substring", "06", "nano/repl.py", '        if line == "exit":',
-           '        if "exit" in line:', ok=True),
+           '        if "exit" in line:'),
     Mutant("repl_crashes_on_model_error", "06", "nano/repl.py", CATCH,
-           "        except (KeyboardInterrupt, asyncio.CancelledError) as exc:", ok=False),
+           "        except (KeyboardInterrupt, asyncio.CancelledError) as exc:"),
 ]
 
 MORE_MUTANTS = [
     Mutant("warmup_float_division", "01", "nano/protocol.py", WARMUP,
-           "    return (61 * 2000 + 2) / 2\n", ok=True),
-    Mutant("warmup_returns_a_string", "01", "nano/protocol.py", WARMUP, "    return str(61 * 1000 + 1)\n", ok=False),
-    Mutant("q1_counts_the_coming_reply", "01", "01-shape-of-an-agent.ipynb", "answer_q1 = 3", "answer_q1 = 4", ok=True),
+           "    return (61 * 2000 + 2) / 2\n"),
+    Mutant("warmup_returns_a_string", "01", "nano/protocol.py", WARMUP, "    return str(61 * 1000 + 1)\n"),
+    Mutant("q1_counts_the_coming_reply", "01", "01-shape-of-an-agent.ipynb", "answer_q1 = 3", "answer_q1 = 4"),
     Mutant("q4_failed_tool_ends_the_loop", "01", "01-shape-of-an-agent.ipynb",
-           'answer_q4 = "b"', 'answer_q4 = "c"', ok=True),
+           'answer_q4 = "b"', 'answer_q4 = "c"'),
     Mutant("read_file_swallows_a_missing_file", "02", "nano/tools.py", MISSING,
-           'return f"Error: no such file {path}"\n    return clip(', ok=False),
+           'return f"Error: no such file {path}"\n    return clip('),
     Mutant("read_file_without_clip", "02", "nano/tools.py",
            'return clip(file.read_text(encoding="utf-8", errors="replace"))',
-           'return file.read_text(encoding="utf-8", errors="replace")', ok=False),
+           'return file.read_text(encoding="utf-8", errors="replace")'),
     Mutant("list_files_unmarked_directories", "02", "nano/tools.py",
-           'entry.name + ("/" if entry.is_dir() else "")', "entry.name", ok=False),
+           'entry.name + ("/" if entry.is_dir() else "")', "entry.name"),
     Mutant("list_files_missing_dir_is_empty", "02", "nano/tools.py",
-           'raise FileNotFoundError(f"No such directory: {path}")', 'return ""', ok=False),
+           'raise FileNotFoundError(f"No such directory: {path}")', 'return ""'),
     Mutant("run_tool_unknown_without_names", "02", "nano/tools.py",
            "raise ValueError(f\"Unknown tool {name!r}; the tools are {', '.join(sorted(table))}\")",
-           'raise ValueError(f"Unknown tool {name!r}")', ok=False),
+           'raise ValueError(f"Unknown tool {name!r}")'),
     Mutant("write_file_no_parent_dirs", "03", "nano/tools.py",
            "    file.parent.mkdir(parents=True, exist_ok=True)\n    file.write_text(content",
-           "    file.write_text(content", ok=False),
+           "    file.write_text(content"),
     Mutant("write_file_appends", "03", "nano/tools.py",
            '    file.write_text(content, encoding="utf-8")\n    return f"Wrote',
            '    with open(file, "a", encoding="utf-8") as out:\n        out.write(content)\n'
-           '    return f"Wrote', ok=True),
+           '    return f"Wrote'),
     Mutant("write_file_counts_bytes", "03", "nano/tools.py", 'return f"Wrote {len(content)} characters',
-           'return f"Wrote {len(content.encode())} characters', ok=True),
+           'return f"Wrote {len(content.encode())} characters'),
     Mutant("edit_file_zero_matches_silent", "03", "nano/tools.py",
            '    if count == 0:\n        raise ValueError(f"old_string was not found in {path}: read the file '
-           'and copy the text "\n                         "exactly, whitespace included")\n', "", ok=False),
+           'and copy the text "\n                         "exactly, whitespace included")\n', ""),
     Mutant("bash_kills_only_the_shell", "03", "nano/tools.py", "os.killpg(proc.pid, signal.SIGKILL)",
-           "proc.kill()", ok=True),  # ./ok's lone `sleep` is the shell's exec'd child: killing the shell kills it
-    Mutant("confirm_case_sensitive", "04", "nano/gate.py", YES, 'return answer.strip() in ("y", "yes")', ok=False),
+           "proc.kill()"),
+    Mutant("confirm_case_sensitive", "04", "nano/gate.py", YES, 'return answer.strip() in ("y", "yes")'),
     Mutant("preview_bash_shows_the_dict", "04", "nano/gate.py",
-           "        return f\"$ {input.get('command', '')}\"", '        return f"$ {input}"', ok=False),
+           "        return f\"$ {input.get('command', '')}\"", '        return f"$ {input}"'),
     Mutant("preview_raises_for_a_new_file", "04", "nano/gate.py",
            'return _diff(path, _current_text(path) or "", str(input.get("content", "")))',
-           'return _diff(path, Path(path).read_text(), str(input.get("content", "")))', ok=True),
-    Mutant("call_model_no_system_prompt", "05", "nano/model.py", "        system=SYSTEM_PROMPT,\n", "", ok=True),
+           'return _diff(path, Path(path).read_text(), str(input.get("content", "")))'),
+    Mutant("call_model_no_system_prompt", "05", "nano/model.py", "        system=SYSTEM_PROMPT,\n", ""),
     Mutant("loop_rebinds_the_list", "05", "nano/loop.py", REPLY,
-           '        messages = messages + [{"role": "user", "content": results}]', ok=False),
+           '        messages = messages + [{"role": "user", "content": results}]'),
     Mutant("loop_denial_is_an_error", "05", "nano/loop.py", "content, is_error = DECLINED, False",
-           "content, is_error = DECLINED, True", ok=False),
+           "content, is_error = DECLINED, True"),
     Mutant("loop_made_up_ids", "05", "nano/loop.py", '"tool_use_id": block.id,',
-           '"tool_use_id": f"result_{len(results)}",', ok=False),
-    Mutant("loop_no_turn_limit", "05", "nano/loop.py", "    for _ in range(max_turns):\n", "    while True:\n", ok=True),
+           '"tool_use_id": f"result_{len(results)}",'),
+    Mutant("loop_no_turn_limit", "05", "nano/loop.py", "    for _ in range(max_turns):\n", "    while True:\n"),
     Mutant("repl_pops_once", "06", "nano/repl.py", REPAIR,
            "        try:\n            check_messages(messages, at_rest=True)\n"
-           "        except ProtocolError:\n            messages.pop()\n", ok=False),
+           "        except ProtocolError:\n            messages.pop()\n"),
     Mutant("repl_new_list_per_line", "06", "nano/repl.py", '        messages.append({"role": "user", "content": line})',
-           '        messages = [{"role": "user", "content": line}]', ok=False),
+           '        messages = [{"role": "user", "content": line}]'),
     Mutant("repl_messages_or_empty", "06", "nano/repl.py", "    messages = [] if messages is None else messages",
-           "    messages = messages or []", ok=True),
-    Mutant("repl_blank_lines_pushed", "06", "nano/repl.py", "        if not line:\n            continue\n", "", ok=False),
-    Mutant("repl_except_exception_only", "06", "nano/repl.py", CATCH, "        except Exception as exc:", ok=True),
+           "    messages = messages or []"),
+    Mutant("repl_blank_lines_pushed", "06", "nano/repl.py", "        if not line:\n            continue\n", ""),
+    Mutant("repl_except_exception_only", "06", "nano/repl.py", CATCH, "        except Exception as exc:"),
 ]
 
 
