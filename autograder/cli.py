@@ -78,6 +78,9 @@ def main(argv: list[str] | None = None) -> int:
                        help="also say where the time goes: start-up costs, kernels, cells, the rest")
     bench.add_argument("--keep", type=Path, default=None,
                        help="work in this new folder and keep it (default: a temporary folder)")
+    bench.add_argument("--ok", action="store_true",
+                       help="instead, time ./ok NN for each lecture on the reference and on the stubs")
+    bench.add_argument("--runs", type=int, default=5, help="with --ok: runs of each (default: %(default)s)")
 
     replay = commands.add_parser("replay", help="run one student's graded behaviours again, with the inputs they "
                                                 "were graded on, and print what was seen")
@@ -245,6 +248,13 @@ def _remove(args) -> int:
 def _bench(args) -> int:
     from autograder.grading import bench
 
+    if args.ok:
+        from autograder.authoring import okbench
+
+        if args.runs < 1:
+            raise ValueError(f"--runs must be at least 1, not {args.runs}")
+        okbench.run(args.runs, echo=lambda line: print(line, flush=True))
+        return 0
     if args.students < 1:
         raise ValueError(f"--students must be at least 1, not {args.students}")
     if args.workers is not None and args.workers < 1:

@@ -144,7 +144,6 @@ def raised(call, expected, what: str, section: int) -> str:
 def check(name: str) -> None:
     """Run the visible check `name` ("l05_turn_limit") and say PASS, or fail with its message;
     what graded cells call. The check's code is in checks/lNN.py."""
-    __tracebackhide__ = True  # IPython shows the failure, not this function's frames
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
     module = load(name[1:3])
