@@ -37,10 +37,6 @@ class Outcome:
     why: tuple[str, ...] = ()
 
 
-class CheckFailed(AssertionError):
-    """A visible check failed: the message says what went wrong and which section to reread."""
-
-
 def lectures(number: str | None = None) -> list[str]:
     """The check modules ./ok runs: ["00", "01"] for 00 or 01, [number] otherwise, all without one."""
     found = sorted(p.stem[1:] for p in HERE.glob("l[0-9][0-9].py"))
@@ -67,20 +63,9 @@ def run(name: str, function: Callable, quiet: bool = False) -> Outcome:
     """Run one check in a new empty folder; its outcome, with the reason it failed. What the
     code under test prints is shown on stdout, or, when `quiet` (./ok), not at all."""
     from nano import diagnose
-    from nano.testing import no_stderr, scratch_dir
 
-    sink = io.StringIO()
-    output = contextlib.ExitStack()
-    if quiet:
-        output.enter_context(contextlib.redirect_stdout(sink))
-        output.enter_context(contextlib.redirect_stderr(sink))
-    else:
-        output.enter_context(no_stderr())
     try:
-        with scratch_dir(), output:
-            result = function()
-            if inspect.isawaitable(result):
-                on_own_loop(result)
+        execute(function, quiet)
     except NotImplementedError as exc:
         said = str(exc)
         return Outcome(name, False, lines(said if "not implemented" in said else f"not implemented yet: {said}"))
@@ -93,6 +78,24 @@ def run(name: str, function: Callable, quiet: bool = False) -> Outcome:
     except BaseException as exc:  # SystemExit, KeyboardInterrupt, a runaway script
         return Outcome(name, False, lines(f"{type(exc).__name__}: {exc}"))
     return Outcome(name, True)
+
+
+def execute(function: Callable, quiet: bool = False) -> None:
+    """Call `function` in a new empty folder (on an event loop of its own if it is a coroutine
+    function), with stderr shown as stdout, or with both thrown away when `quiet`."""
+    from nano.testing import no_stderr, scratch_dir
+
+    output = contextlib.ExitStack()
+    if quiet:
+        sink = io.StringIO()
+        output.enter_context(contextlib.redirect_stdout(sink))
+        output.enter_context(contextlib.redirect_stderr(sink))
+    else:
+        output.enter_context(no_stderr())
+    with scratch_dir(), output:
+        result = function()
+        if inspect.isawaitable(result):
+            on_own_loop(result)
 
 
 def on_own_loop(awaitable) -> None:
@@ -142,13 +145,13 @@ def raised(call, expected, what: str, section: int) -> str:
 
 
 def check(name: str) -> None:
-    """Run the visible check `name` ("l05_turn_limit") and say PASS, or fail with its message;
-    what graded cells call. The check's code is in checks/lNN.py."""
+    """Run the visible check `name` ("l05_turn_limit") and print PASS; what graded cells call.
+
+    A failure is raised as it is: the check's AssertionError, whose message says what went wrong
+    and which section to reread, or what your code raised, with its traceback to your line.
+    The check's code is in checks/lNN.py."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    module = load(name[1:3])
-    outcome = run(name, getattr(module, name))
-    if not outcome.passed:
-        raise CheckFailed("\n".join((f"{name}:", *outcome.why))) from None
+    execute(getattr(load(name[1:3]), name))
     print(f"PASS  {name}")
 

@@ -304,18 +304,22 @@ def _helper_messages(path: Path, _mtime: int) -> tuple[tuple[str, re.Pattern], .
 def grader_for(course: Path, notebook: str) -> dict[str, Grader]:
     """grade_id -> the Grader of each graded cell of `notebook` in the course (worked out once
     for the whole class; not to be changed by the caller)."""
-    source = course / "source" / release.ASSIGNMENT / f"{notebook}.ipynb"
+    assignment = course / "source" / release.ASSIGNMENT
+    source = assignment / f"{notebook}.ipynb"
     if not source.is_file():
         return {}
-    testing = course / "source" / release.ASSIGNMENT / "nano" / "testing.py"
-    stamp = (source.stat().st_mtime_ns, testing.stat().st_mtime_ns if testing.is_file() else 0)
-    return _graders(source, testing, course_secret(course), stamp)
+    # The graded cells' visible checks (checks/lNN.py, and the helpers they share) and nano/testing.py.
+    helpers = tuple(path for path in (assignment / "checks" / f"l{notebook[:2]}.py",
+                                      assignment / "checks" / "__init__.py", assignment / "nano" / "testing.py")
+                    if path.is_file())
+    stamp = (source.stat().st_mtime_ns, *(path.stat().st_mtime_ns for path in helpers))
+    return _graders(source, helpers, course_secret(course), stamp)
 
 
 @functools.lru_cache(maxsize=16)
-def _graders(source: Path, testing: Path, secret: frozenset[str], _stamp: tuple) -> dict[str, Grader]:
-    helpers = _helper_messages(testing, testing.stat().st_mtime_ns) if testing.is_file() else ()
-    return {c.metadata["nbgrader"]["grade_id"]: Grader(written_messages(c.source) + helpers, secret)
+def _graders(source: Path, helpers: tuple[Path, ...], secret: frozenset[str], _stamp: tuple) -> dict[str, Grader]:
+    written = tuple(message for path in helpers for message in _helper_messages(path, path.stat().st_mtime_ns))
+    return {c.metadata["nbgrader"]["grade_id"]: Grader(written_messages(c.source) + written, secret)
             for c in _course_notebook(source).cells if c.metadata.get("nbgrader", {}).get("grade")}
 
 
