@@ -202,7 +202,7 @@ def test_student_builds_a_workspace_without_the_extras_and_its_next_line_opens_i
                              env=student_only_env(PATH=f"{VENV_BIN}{os.pathsep}{outside}"),
                              timeout=120)
     assert checked.stdout.rstrip().endswith("00: 2 passed, 1 failed"), checked.stdout
-    assert "FAIL  00 warmup_returns_61001" in checked.stdout, "only the stub fails"
+    assert "FAIL  01 warmup_returns_61001" in checked.stdout, "only the stub fails"
 
     port = f"--port={free_port()}"
     typed = hint.removeprefix("next: ") + f" --no-browser --ip=127.0.0.1 {port}"
