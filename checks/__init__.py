@@ -14,6 +14,7 @@ from the grader's own, independent check, which tries more cases than these.
 
 import asyncio
 import contextlib
+import ctypes
 import importlib
 import inspect
 import io
@@ -99,8 +100,14 @@ def execute(function: Callable, quiet: bool = False) -> None:
 
 
 def on_own_loop(awaitable) -> None:
-    """Run a coroutine to the end on a new event loop, in a thread of its own: a notebook's
-    kernel already runs a loop in this one."""
+    """Run a coroutine to the end on a new event loop: here, or, in a notebook's kernel, which
+    already runs a loop in this thread, in a thread of its own. An interrupt of the kernel
+    (nbgrader's time limit, or the stop button) is passed on to that thread."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        asyncio.run(awaitable)
+        return
     failure: list[BaseException] = []
 
     def target():
@@ -109,9 +116,15 @@ def on_own_loop(awaitable) -> None:
         except BaseException as exc:
             failure.append(exc)
 
-    thread = threading.Thread(target=target, name="check")
+    thread = threading.Thread(target=target, name="check", daemon=True)
     thread.start()
-    thread.join()
+    try:
+        while thread.is_alive():
+            thread.join(0.05)
+    except KeyboardInterrupt:
+        ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(thread.ident), ctypes.py_object(KeyboardInterrupt))
+        thread.join(2)
+        raise
     if failure:
         raise failure[0].with_traceback(failure[0].__traceback__)
 
