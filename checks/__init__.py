@@ -130,9 +130,10 @@ def on_own_loop(awaitable) -> None:
 
 
 def lines(text: str) -> tuple[str, ...]:
-    """A message as at most three lines of at most 300 characters."""
+    """A message as at most three lines of at most 300 characters; a longer line loses its
+    middle, so that its end, which names the section to reread, stays."""
     kept = [line.strip() for line in text.strip().splitlines() if line.strip()]
-    return tuple(line if len(line) <= 300 else line[:297] + "..." for line in kept[:3])
+    return tuple(line if len(line) <= 300 else f"{line[:250]} ... {line[-45:]}" for line in kept[:3])
 
 
 def files(spec: dict[str, str]) -> None:

@@ -72,8 +72,8 @@ async def run_main(loop, lines, section, *args, at_rest=False, **kwargs):
             check_messages(log, at_rest=True)
         except ProtocolError as exc:
             raise AssertionError(f"after a failed turn, main (nano/repl.py) must pop the unfinished tail until "
-                                 f"check_messages(messages, at_rest=True) holds; the history it left: {exc} "
-                                 f"(section {section})") from None
+                                 f"check_messages(messages, at_rest=True) holds (section {section}); the history "
+                                 f"it left: {exc}") from None
     return log, asker, out.getvalue()
 
 

@@ -3,6 +3,7 @@ applied to a perfect workspace must fail ./ok for its own lecture, saying what w
 which section to reread; only a wrong answer in a notebook passes (the visible checks cannot know
 the answer without giving it away; the hidden tests do)."""
 
+import concurrent.futures
 import subprocess
 import sys
 
@@ -31,24 +32,33 @@ def ok(workspace, lecture):
 
 @pytest.fixture(scope="module")
 def solved(course, tmp_path_factory):
-    workspace = release.make_workspace(course / "release" / release.ASSIGNMENT, tmp_path_factory.mktemp("ok") / "ws")
-    return release.solve_workspace(workspace)
+    """Two perfect workspaces: the mutants are tried two at a time."""
+    return [release.solve_workspace(release.make_workspace(course / "release" / release.ASSIGNMENT,
+                                                           tmp_path_factory.mktemp("ok") / "ws")) for _ in range(2)]
+
+
+def with_mutant(workspace, mutant):
+    """./ok for the mutant's lecture, run with the mutant applied to `workspace` (then undone)."""
+    path = workspace / mutant.file
+    original = path.read_bytes()
+    apply(workspace, mutant)
+    try:
+        return ok(workspace, mutant.lecture)
+    finally:
+        path.write_bytes(original)
 
 
 @pytest.mark.slow
 def test_every_named_mistake_fails_ok_in_its_own_lecture(solved):
     for lecture in sorted({m.lecture for m in CODE_MUTANTS}):
-        done = ok(solved, lecture)
+        done = ok(solved[0], lecture)
         assert done.returncode == 0, f"./ok {lecture} fails on the reference:\n{done.stdout}{done.stderr}"
+    halves = [CODE_MUTANTS[0::2], CODE_MUTANTS[1::2]]
+    with concurrent.futures.ThreadPoolExecutor(2) as pool:
+        runs = pool.map(lambda half, ws: [(m, with_mutant(ws, m)) for m in half], halves, solved)
+        results = [pair for half in runs for pair in half]
     missed, wrong = [], []
-    for mutant in CODE_MUTANTS:
-        path = solved / mutant.file
-        original = path.read_bytes()
-        apply(solved, mutant)
-        try:
-            done = ok(solved, mutant.lecture)
-        finally:
-            path.write_bytes(original)
+    for mutant, done in results:
         failures = [line for line in done.stdout.splitlines() if line.startswith("  FAIL  ")]
         if done.returncode != 1 or not failures or done.stderr:
             missed.append(f"{mutant.name} ({mutant.lecture}): ./ok exited {done.returncode}\n{done.stdout}{done.stderr}")
