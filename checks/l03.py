@@ -154,20 +154,20 @@ def timed_out(command: str) -> str:
 
 
 def l03_bash_timeout_raises():
-    with short_timeout(0.3):
+    with short_timeout(0.2):
         start = time.monotonic()
         message = timed_out("sleep 5")
         took = time.monotonic() - start
     assert message, "the TimeoutError should say what timed out (section 6)"
     assert took < 2, (
-        f"with BASH_TIMEOUT = 0.3, bash took {took:.1f} s: it must stop after BASH_TIMEOUT seconds, read when "
+        f"with BASH_TIMEOUT = 0.2, bash took {took:.1f} s: it must stop after BASH_TIMEOUT seconds, read when "
         "bash is called, not at import (section 6)")
 
 
 def l03_bash_timeout_stops_children():
-    with short_timeout(0.3):
+    with short_timeout(0.2):
         start = time.monotonic()
-        timed_out("(sleep 0.8; touch late.txt) & sleep 4")
-    time.sleep(max(0, start + 1.4 - time.monotonic()))
+        timed_out("(sleep 0.5; touch late.txt) & sleep 4")
+    time.sleep(max(0, start + 0.9 - time.monotonic()))
     assert not Path("late.txt").exists(), (
         "a timeout must stop the command's children too: start_new_session=True, then os.killpg (section 6)")
