@@ -5,7 +5,8 @@ mistakes COURSE.md section 5 and the lectures' "Common mistake" paragraphs name,
 small edit of the reference: (name, lecture, file, old text, new text). Applied to a perfect
 submission and graded by real nbgrader, every mutant must lose points in its own lecture and in
 no other, while the reference keeps all 10. `ok` says whether the visible checks (./ok NN) pass
-on it: those are what the hidden tests add. The test checks that too, and prints the table.
+on it: only for a wrong answer in a notebook (test_ok_mutants.py tries every mutant). The test
+checks that too, and prints the table.
 
 The mutants are graded in the class the slow grading tests share (one_class.py): MUTANTS (at
 least one for each mistake COURSE.md section 5 lists) by default, MORE_MUTANTS too when
