@@ -3,7 +3,8 @@
 Given, used by the notebooks, the visible checks and the hidden tests alike. `scripted_model`
 plays back replies that are real `anthropic.types.Message` objects (built with `reply` from
 `text`, `tool_use` and `thinking` blocks), so code under test cannot tell them from the API's; `scripted_asker` answers the gate from a list; `no_asker` fails the
-test if the gate is consulted at all.
+test if the gate is consulted at all. `local_api` points `call_model` at the key-free local
+Messages API of `nano.server`. `Lines`, `run_main` and `said` drive lecture 06's `main`.
 """
 
 import base64
@@ -11,13 +12,15 @@ import contextlib
 import copy
 import hashlib
 import inspect
+import io
 import itertools
 import os
 import sys
 import tempfile
-from collections.abc import Iterable, Iterator
+import warnings
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 _ids = itertools.count(1)
 
@@ -161,6 +164,38 @@ def scratch_dir(files: dict[str, str] | None = None) -> Iterator[Path]:
             os.chdir(home)
 
 
+LOCAL_KEY = "sk-ant-local-no-real-key"
+_ENVIRONMENT = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "NO_PROXY", "no_proxy")
+
+
+@contextlib.asynccontextmanager
+async def local_api(replies: Iterable[Any], **options: Any):
+    """For the length of the block, `call_model` talks to a `nano.server.MessagesServer` serving
+    `replies` on this machine: no key and no network needed. Yields the server (its `.requests`
+    hold what was sent). The environment and nano.model's client are restored afterwards.
+    """
+    import nano.model
+    from nano.server import MessagesServer
+
+    saved_env = {name: os.environ.get(name) for name in _ENVIRONMENT}
+    saved_client, nano.model._client = nano.model._client, None
+    try:
+        with MessagesServer(replies, api_key=LOCAL_KEY, **options) as server:
+            os.environ.pop("ANTHROPIC_AUTH_TOKEN", None)
+            os.environ.update(ANTHROPIC_API_KEY=LOCAL_KEY, ANTHROPIC_BASE_URL=server.url,
+                              NO_PROXY="127.0.0.1", no_proxy="127.0.0.1")
+            yield server
+    finally:
+        client, nano.model._client = nano.model._client, saved_client
+        if client is not None and hasattr(client, "close"):
+            await client.close()
+        for name, value in saved_env.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 @contextlib.contextmanager
 def no_stderr() -> Iterator[None]:
     """What the code under test writes to stderr (print(..., file=sys.stderr), logging, warnings)
@@ -194,3 +229,52 @@ def stand_in(function, double):
         yield
     finally:
         function.__code__, function.__defaults__, function.__kwdefaults__ = saved
+
+
+class Lines(ScriptedAsker):
+    """The lines a person types at main's prompt: EOFError when out of lines, and a hard stop
+    (SystemExit) if main keeps asking after that."""
+
+    async def question(self, prompt: str) -> str:
+        if len(self.prompts) > len(self.answers) + 2:
+            raise SystemExit("main kept asking after the input had ended (lecture 06, section 2)")
+        return await super().question(prompt)
+
+
+def said(message: Any) -> str:
+    """The text of a message: its content if that is a string, else its text blocks joined."""
+    content = message["content"]
+    if isinstance(content, str):
+        return content
+    return " ".join(b.get("text", "") for b in content if b.get("type") == "text")
+
+
+class MainRun(NamedTuple):
+    """What one run of main left: the history it returned, the asker, stdout and stderr."""
+
+    log: Any
+    asker: Lines
+    out: str
+    err: str
+
+
+async def run_main(loop: Callable[..., Any], lines: Iterable[str], *args: Any,
+                   where: str = "lecture 06", **kwargs: Any) -> MainRun:
+    """Run nano.repl.main(Lines(lines), *args, **kwargs) with agent_loop replaced by `loop`,
+    stdout, stderr and warnings captured. main raising anything fails the check, naming `where`.
+    """
+    import nano.loop
+    import nano.repl
+
+    asker, out, err = Lines(lines), io.StringIO(), io.StringIO()
+    with contextlib.ExitStack() as stack:
+        stack.enter_context(stand_in(nano.loop.agent_loop, loop))
+        stack.enter_context(contextlib.redirect_stdout(out))
+        stack.enter_context(contextlib.redirect_stderr(err))
+        stack.enter_context(warnings.catch_warnings())
+        warnings.simplefilter("ignore")
+        try:
+            log = await nano.repl.main(asker, *args, **kwargs)
+        except BaseException as exc:
+            raise AssertionError(f"main raised {type(exc).__name__}: {exc} ({where})") from None
+    return MainRun(log, asker, out.getvalue(), err.getvalue())
