@@ -32,6 +32,7 @@ TIMEOUT = 10  # seconds a connection may sit idle before the server drops it
 UPSTREAM_TIMEOUT = 600  # seconds the Recorder waits for the real API, as long as the SDK does
 POLL = 0.02  # seconds between checks for stop(); the standard library's 0.5 makes each stop slow
 CHARS_PER_TOKEN = 4  # a rough rule for English text and JSON; the real tokenizer differs
+LOOKBACK = 20  # blocks before a cache breakpoint where the API looks for a cached prefix
 
 # The API's error types by status code, each with the message the API gives when none is scripted.
 ERRORS: dict[int, tuple[str, str]] = {
@@ -445,34 +446,44 @@ def estimate_usage(body: Mapping[str, Any], content: list[Any], cache: set[str])
 
     The prompt is read in the API's order, tools, then system, then each message's blocks.
     A block carrying `cache_control` (or, with a top-level `cache_control`, the last block of
-    the last message) ends a prefix to cache: the longest such prefix already in `cache` is
-    read from it (cache_read_input_tokens), the rest up to the last breakpoint is written to it
+    the last message) ends a prefix to cache: the longest prefix already in `cache` that ends at
+    a breakpoint or up to LOOKBACK blocks before one is read from it
+    (cache_read_input_tokens), the rest up to the last breakpoint is written to it
     (cache_creation_input_tokens), and only what follows counts as input_tokens. `cache` is
     updated. The API's minimum cacheable length and its time to live are not modelled.
     """
-    pieces: list[tuple[Any, bool]] = [(tool, "cache_control" in tool)
-                                      for tool in body.get("tools") or []]
+    def marked(piece: Any) -> bool:
+        return isinstance(piece, dict) and "cache_control" in piece
+
+    def bare(piece: Any) -> Any:
+        return {k: v for k, v in piece.items() if k != "cache_control"} if marked(piece) else piece
+
+    pieces: list[tuple[Any, bool]] = [(bare(tool), marked(tool)) for tool in body.get("tools") or []]
     system = body.get("system")
     if isinstance(system, list):
-        pieces += [(block, isinstance(block, dict) and "cache_control" in block) for block in system]
+        pieces += [(bare(block), marked(block)) for block in system]
     elif system:
-        pieces.append((system, False))
+        pieces.append(({"type": "text", "text": system}, False))
     for message in body["messages"]:
-        blocks = message["content"] if isinstance(message["content"], list) else [message["content"]]
-        pieces += [({"role": message["role"], "block": block},
-                    isinstance(block, dict) and "cache_control" in block) for block in blocks]
+        blocks = message["content"]
+        if isinstance(blocks, str):  # the API reads a string as one text block
+            blocks = [{"type": "text", "text": blocks}]
+        pieces += [({"role": message["role"], "block": bare(block)}, marked(block)) for block in blocks]
     if body.get("cache_control") and pieces:
         pieces[-1] = (pieces[-1][0], True)
     sizes = [_tokens(piece) for piece, _ in pieces]
-    breakpoints = [i for i, (_, marked) in enumerate(pieces) if marked]
+    breakpoints = [i for i, (_, cached) in enumerate(pieces) if cached]
     read = written = 0
     if breakpoints:
-        keys = {i: json.dumps([piece for piece, _ in pieces[:i + 1]], sort_keys=True)
-                for i in breakpoints}
-        hit = max((i for i in breakpoints if keys[i] in cache), default=None)
+        def key(end: int) -> str:
+            return json.dumps([piece for piece, _ in pieces[:end + 1]], sort_keys=True)
+
+        # The API looks for a cached prefix at each breakpoint and up to LOOKBACK blocks before it.
+        candidates = {i for b in breakpoints for i in range(max(0, b - LOOKBACK), b + 1)}
+        hit = max((i for i in candidates if key(i) in cache), default=None)
         read = 0 if hit is None else sum(sizes[:hit + 1])
         written = sum(sizes[:breakpoints[-1] + 1]) - read
-        cache.update(keys.values())
+        cache.update(key(i) for i in breakpoints)
     return {"input_tokens": sum(sizes) - read - written, "output_tokens": _tokens(content),
             "cache_creation_input_tokens": written, "cache_read_input_tokens": read}
 
