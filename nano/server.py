@@ -5,7 +5,9 @@ Given, for tests and demos. Point the SDK at it (ANTHROPIC_BASE_URL=server.url) 
 next Message of its script (or the next scripted error: 401, 404, 429, 529, 500), and records
 every request in `server.requests`. Like the API with thinking on (the default of today's models),
 it wants each thinking block it sent back unchanged, and the latest assistant turn of a tool-use
-loop to keep the thinking its reply began with; otherwise it answers 400. `MessagesServer.replaying(recording)` plays back a session
+loop to keep the thinking its reply began with; otherwise it answers 400. A scripted reply whose
+usage is all zero gets a plausible one (`estimate_usage`), prompt caching included, so that
+`reply.usage` grows turn by turn as the API's does. `MessagesServer.replaying(recording)` plays back a session
 saved by `Recorder`, a pass-through to the real API that keeps every exchange (`python -m nano
 --record FILE` and `--replay FILE`). Standard library only; nothing here imports the SDK.
 """
@@ -29,6 +31,8 @@ MAX_BODY = 4_000_000  # bytes in one request body; a scripted session needs far 
 TIMEOUT = 10  # seconds a connection may sit idle before the server drops it
 UPSTREAM_TIMEOUT = 600  # seconds the Recorder waits for the real API, as long as the SDK does
 POLL = 0.02  # seconds between checks for stop(); the standard library's 0.5 makes each stop slow
+CHARS_PER_TOKEN = 4  # a rough rule for English text and JSON; the real tokenizer differs
+LOOKBACK = 20  # blocks before a cache breakpoint where the API looks for a cached prefix
 
 # The API's error types by status code, each with the message the API gives when none is scripted.
 ERRORS: dict[int, tuple[str, str]] = {
@@ -309,6 +313,7 @@ class MessagesServer(_Loopback):
         self._signed: dict[str, str] = {}  # signature -> thinking text, of each thinking block sent
         self._thought: dict[str, list[Any]] = {}  # tool_use id -> the thinking of the reply asking
         self._ids = itertools.count(1)
+        self._cache: set[str] = set()  # the prompt prefixes cached so far (estimate_usage)
         self._lock = threading.Lock()
 
     @classmethod
@@ -425,7 +430,62 @@ class MessagesServer(_Loopback):
         for block in slot["content"] if thoughts else []:
             if field(block, "type") == "tool_use":
                 self._thought[block.get("id")] = thoughts
-        return 200, {}, copy.deepcopy(slot)
+        answer = copy.deepcopy(slot)
+        usage = answer.get("usage") or {}
+        if not usage.get("input_tokens") and not usage.get("output_tokens"):
+            answer["usage"] = estimate_usage(body, answer["content"], self._cache)
+        return 200, {}, answer
+
+
+def _tokens(value: Any) -> int:
+    return -(-len(json.dumps(value, sort_keys=True)) // CHARS_PER_TOKEN)
+
+
+def estimate_usage(body: Mapping[str, Any], content: list[Any], cache: set[str]) -> dict[str, int]:
+    """A plausible `usage` for answering `body` with `content`, as the API counts it.
+
+    The prompt is read in the API's order, tools, then system, then each message's blocks.
+    A block carrying `cache_control` (or, with a top-level `cache_control`, the last block of
+    the last message) ends a prefix to cache: the longest prefix already in `cache` that ends at
+    a breakpoint or up to LOOKBACK blocks before one is read from it
+    (cache_read_input_tokens), the rest up to the last breakpoint is written to it
+    (cache_creation_input_tokens), and only what follows counts as input_tokens. `cache` is
+    updated. The API's minimum cacheable length and its time to live are not modelled.
+    """
+    def marked(piece: Any) -> bool:
+        return isinstance(piece, dict) and "cache_control" in piece
+
+    def bare(piece: Any) -> Any:
+        return {k: v for k, v in piece.items() if k != "cache_control"} if marked(piece) else piece
+
+    pieces: list[tuple[Any, bool]] = [(bare(tool), marked(tool)) for tool in body.get("tools") or []]
+    system = body.get("system")
+    if isinstance(system, list):
+        pieces += [(bare(block), marked(block)) for block in system]
+    elif system:
+        pieces.append(({"type": "text", "text": system}, False))
+    for message in body["messages"]:
+        blocks = message["content"]
+        if isinstance(blocks, str):  # the API reads a string as one text block
+            blocks = [{"type": "text", "text": blocks}]
+        pieces += [({"role": message["role"], "block": bare(block)}, marked(block)) for block in blocks]
+    if body.get("cache_control") and pieces:
+        pieces[-1] = (pieces[-1][0], True)
+    sizes = [_tokens(piece) for piece, _ in pieces]
+    breakpoints = [i for i, (_, cached) in enumerate(pieces) if cached]
+    read = written = 0
+    if breakpoints:
+        def key(end: int) -> str:
+            return json.dumps([piece for piece, _ in pieces[:end + 1]], sort_keys=True)
+
+        # The API looks for a cached prefix at each breakpoint and up to LOOKBACK blocks before it.
+        candidates = {i for b in breakpoints for i in range(max(0, b - LOOKBACK), b + 1)}
+        hit = max((i for i in candidates if key(i) in cache), default=None)
+        read = 0 if hit is None else sum(sizes[:hit + 1])
+        written = sum(sizes[:breakpoints[-1] + 1]) - read
+        cache.update(key(i) for i in breakpoints)
+    return {"input_tokens": sum(sizes) - read - written, "output_tokens": _tokens(content),
+            "cache_creation_input_tokens": written, "cache_read_input_tokens": read}
 
 
 THINKING = ("thinking", "redacted_thinking")

@@ -3,7 +3,8 @@
 Given, used by the notebooks, the visible checks and the hidden tests alike. `scripted_model`
 plays back replies that are real `anthropic.types.Message` objects (built with `reply` from
 `text`, `tool_use` and `thinking` blocks), so code under test cannot tell them from the API's; `scripted_asker` answers the gate from a list; `no_asker` fails the
-test if the gate is consulted at all.
+test if the gate is consulted at all. `local_api` points `call_model` at the key-free local
+Messages API of `nano.server`.
 """
 
 import base64
@@ -159,6 +160,38 @@ def scratch_dir(files: dict[str, str] | None = None) -> Iterator[Path]:
             yield Path(tmp)
         finally:
             os.chdir(home)
+
+
+LOCAL_KEY = "sk-ant-local-no-real-key"
+_ENVIRONMENT = ("ANTHROPIC_API_KEY", "ANTHROPIC_AUTH_TOKEN", "ANTHROPIC_BASE_URL", "NO_PROXY", "no_proxy")
+
+
+@contextlib.asynccontextmanager
+async def local_api(replies: Iterable[Any], **options: Any):
+    """For the length of the block, `call_model` talks to a `nano.server.MessagesServer` serving
+    `replies` on this machine: no key and no network needed. Yields the server (its `.requests`
+    hold what was sent). The environment and nano.model's client are restored afterwards.
+    """
+    import nano.model
+    from nano.server import MessagesServer
+
+    saved_env = {name: os.environ.get(name) for name in _ENVIRONMENT}
+    saved_client, nano.model._client = nano.model._client, None
+    try:
+        with MessagesServer(replies, api_key=LOCAL_KEY, **options) as server:
+            os.environ.pop("ANTHROPIC_AUTH_TOKEN", None)
+            os.environ.update(ANTHROPIC_API_KEY=LOCAL_KEY, ANTHROPIC_BASE_URL=server.url,
+                              NO_PROXY="127.0.0.1", no_proxy="127.0.0.1")
+            yield server
+    finally:
+        client, nano.model._client = nano.model._client, saved_client
+        if client is not None and hasattr(client, "close"):
+            await client.close()
+        for name, value in saved_env.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
 
 
 @contextlib.contextmanager

@@ -54,7 +54,7 @@ TOO_MANY = ('    if count > 1:\n        raise ValueError(f"old_string occurs {co
             'exactly once")\n    file.write_text(text.replace(old_string, new_string, 1), encoding="utf-8")')
 
 MUTANTS = [
-    # 01: "each wrong answer"; warmup's hard-coded literal (section 9)
+    # 01: "each wrong answer"; warmup's hard-coded literal (section 8)
     Mutant("warmup_hard_coded", "01", "nano/protocol.py", WARMUP, "    return 61001\n"),
     Mutant("q2_tool_results_are_special", "01", "01-shape-of-an-agent.ipynb",
            'answer_q2 = "c"', 'answer_q2 = "a"'),

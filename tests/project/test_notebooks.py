@@ -157,7 +157,7 @@ def test_sections_are_found_with_their_setup_cells():
     nb = notebooks.build(source("01"))
     setup, found = sections(nb)
     assert "%load_ext autoreload" in nb.cells[setup[0]].source
-    assert list(found) == [f"section {n}" for n in range(1, 10)]
+    assert list(found) == [f"section {n}" for n in range(1, 9)]
     assert all(found.values()), "every section of lecture 01 has code"
 
 

@@ -26,8 +26,8 @@ from nano.model import call_model
 from nano.protocol import check_messages
 from nano.repl import EMPTY, UNFINISHED, Unfinished, explain, finished_only, main
 from nano.server import TIMEOUT, Failure, MessagesServer, Recorder
-from nano.testing import (ScriptedAsker, no_asker, reply, scratch_dir, scripted_asker, text,
-                          thinking, tool_use)
+from nano.testing import (ScriptedAsker, local_api, no_asker, reply, scratch_dir, scripted_asker,
+                          text, thinking, tool_use)
 from nano.trace import TRACE_PATH, load_trace, plain
 
 KEY = "test-key"
@@ -231,6 +231,77 @@ def test_agent_loop_runs_the_celsius_trace_over_http(monkeypatch):
     for i, request in enumerate(server.requests):  # SDK content blocks go back exactly as they came
         assert request.body["messages"] == trace.entries[:2 * i + 1]
     assert len(asker.prompts) == 1
+
+
+def test_a_scripted_reply_without_usage_gets_a_plausible_one_that_grows_each_call(monkeypatch):
+    """Does a zero-usage reply come back with estimated input and output tokens, the input
+    growing with the history, while a recorded usage passes through as it was?"""
+    recorded = json.loads(TRACE_PATH.read_text(encoding="utf-8"))["replies"]
+    script = [reply(text("a"), tool_use(f"toolu_u{n}", "list_files", {"path": "."})) for n in range(3)]
+    usages = []
+
+    async def counted(messages):
+        answer = await call_model(messages)
+        usages.append(answer.usage)
+        return answer
+
+    with MessagesServer(script + [reply(text("done"))], api_key=KEY) as server, scratch_dir({"a.txt": "a"}):
+        use(server, monkeypatch)
+        assert run(agent_loop, [user("List the files.")], no_asker, counted) == "done"
+    inputs = [u.input_tokens for u in usages]
+    assert len(inputs) == 4 and inputs == sorted(set(inputs)) and inputs[0] > 100, inputs
+    assert all(u.output_tokens > 0 and u.cache_read_input_tokens == 0 for u in usages)
+    monkeypatch.setattr(nano.model, "_client", None)
+    with MessagesServer(recorded[:1], api_key=KEY) as server:
+        use(server, monkeypatch)
+        assert run(call_model, [user("hi")]).usage.input_tokens == recorded[0]["usage"]["input_tokens"]
+
+
+def test_a_cache_breakpoint_is_written_once_then_read_by_the_next_call(monkeypatch):
+    """With cache_control on the newest block, does each call read from the cache what the
+    previous one wrote, and pay full price only for the rest?"""
+    def marked(messages):
+        *done, last = messages
+        return [*done, {"role": "user", "content": [{"type": "text", "text": last["content"],
+                                                     "cache_control": {"type": "ephemeral"}}]}]
+
+    async def session():
+        client = anthropic.AsyncAnthropic()
+        try:
+            first = await client.messages.create(model="m", max_tokens=5, system="Be brief.",
+                                                 messages=marked([user("one")]))
+            history = [user("one"), {"role": "assistant", "content": [{"type": "text", "text": "1"}]},
+                       user("two")]
+            second = await client.messages.create(model="m", max_tokens=5, system="Be brief.",
+                                                  messages=marked(history))
+            third = await client.messages.create(model="m", max_tokens=5, system="Be sure.",
+                                                 messages=marked(history))
+            return first.usage, second.usage, third.usage
+        finally:
+            await client.close()
+
+    with MessagesServer([reply(text("1")), reply(text("2")), reply(text("3"))], api_key=KEY) as server:
+        use(server, monkeypatch)
+        first, second, third = asyncio.run(session())
+    assert first.cache_read_input_tokens == 0 and first.cache_creation_input_tokens > 0
+    assert first.input_tokens == 0, "nothing follows the breakpoint"
+    assert second.cache_read_input_tokens == first.cache_creation_input_tokens
+    assert second.cache_creation_input_tokens > 0
+    assert third.cache_read_input_tokens == 0, "a changed system prompt changes every prefix after it"
+
+
+def test_local_api_points_call_model_at_a_local_server_and_puts_everything_back(monkeypatch):
+    monkeypatch.setenv("ANTHROPIC_API_KEY", "sk-ant-the-users-own")
+
+    async def session():
+        async with local_api([reply(text("local"))]) as server:
+            answer = await call_model([user("hi")])
+        return server, answer
+
+    server, answer = asyncio.run(session())
+    assert answer.content[0].text == "local" and len(server.requests) == 1
+    assert os.environ["ANTHROPIC_API_KEY"] == "sk-ant-the-users-own"
+    assert "ANTHROPIC_BASE_URL" not in os.environ and nano.model._client is None
 
 
 def test_thinking_blocks_come_back_as_the_sdk_parses_them_and_must_go_back_unchanged(monkeypatch):

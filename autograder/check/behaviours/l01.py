@@ -89,10 +89,10 @@ def judge_warmup(inputs, seen):
     if isinstance(raised, list) and raised:
         kind = raised[0] if isinstance(raised[0], str) else "an exception"
         message = seen.get("message") if isinstance(seen.get("message"), str) else ""
-        yield f"warmup() must return the int 61001, but it raised {kind}: {message[:500]} (section 9)"
+        yield f"warmup() must return the int 61001, but it raised {kind}: {message[:500]} (section 8)"
         return
     if seen.get("type") != "int" or type(seen.get("value")) is not int or seen.get("value") != 61001:
-        yield f"warmup() must return the int 61001, not {_shown(seen.get('value'))} (section 9)"
+        yield f"warmup() must return the int 61001, not {_shown(seen.get('value'))} (section 8)"
         return
     try:
         tree = ast.parse(seen.get("source"))
@@ -101,7 +101,7 @@ def judge_warmup(inputs, seen):
     functions = [node for node in tree.body
                  if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "warmup"]
     if not functions:
-        yield "warmup() must be defined in nano/protocol.py (section 9)"
+        yield "warmup() must be defined in nano/protocol.py (section 8)"
         return
     function = functions[-1]
     body = function.body[1:] if ast.get_docstring(function) is not None else function.body
@@ -110,11 +110,11 @@ def judge_warmup(inputs, seen):
     if any((isinstance(v, (int, float, complex)) and not isinstance(v, bool) and v == 61001)
            or (isinstance(v, str) and v.strip() == "61001") or (isinstance(v, bytes) and v.strip() == b"61001")
            for v in literals):
-        yield "warmup() must compute 61001 as arithmetic, e.g. 61 * 1000 + 1, not write the literal 61001 (section 9)"
+        yield "warmup() must compute 61001 as arithmetic, e.g. 61 * 1000 + 1, not write the literal 61001 (section 8)"
     if any(isinstance(node, ast.Return) and isinstance(node.value, ast.Constant) for node in nodes):
-        yield "warmup() must return an arithmetic expression, not a constant (section 9)"
+        yield "warmup() must return an arithmetic expression, not a constant (section 8)"
     if not any(isinstance(node, ast.BinOp) for node in nodes):
-        yield "warmup() must compute 61001 with arithmetic operators, e.g. 61 * 1000 + 1 (section 9)"
+        yield "warmup() must compute 61001 with arithmetic operators, e.g. 61 * 1000 + 1 (section 8)"
 
 
 BEHAVIOURS = [
