@@ -14,6 +14,7 @@ import ast
 import json
 import os
 import re
+import shlex
 import shutil
 import sys
 import textwrap
@@ -286,6 +287,7 @@ def make_workspace(release: Path, dest: Path) -> Path:
     shutil.copytree(release, dest, dirs_exist_ok=True)
     (dest / "ok").chmod(0o755)
     write_student_lab_config(dest / STUDENT_LAB_CONFIG)
+    write_student_python(dest)
     return dest
 
 
@@ -311,9 +313,28 @@ def write_student_lab_config(folder: Path) -> None:
     disabled = {"disabledExtensions": {name: True for name in INSTRUCTOR_LAB_PLUGINS}}
     (folder / "labconfig" / "page_config.json").write_text(json.dumps(disabled, indent=2) + "\n",
                                                            encoding="utf-8")
-    servers = {"ServerApp": {"jpserver_extensions": {name: False for name in INSTRUCTOR_SERVER_EXTENSIONS}}}
+    # Bash, not a login shell of the user's choice: its rcfile puts the course's Python first.
+    terminal = {"shell_command": ["bash", "--rcfile", str(folder.resolve() / "bashrc"), "-i"]}
+    servers = {"ServerApp": {"jpserver_extensions": {name: False for name in INSTRUCTOR_SERVER_EXTENSIONS},
+                             "terminado_settings": terminal}}
     (folder / "jupyter_server_config.json").write_text(json.dumps(servers, indent=2) + "\n",
                                                        encoding="utf-8")
+
+
+STUDENT_TEMPLATES = Path(__file__).resolve().parent / "student"
+
+
+def write_student_python(workspace: Path, python: str = sys.executable) -> None:
+    """Record the course's Python in `workspace`: `./python` runs it (./ok reruns itself with it
+    when the Python that started it lacks the course's packages), and JupyterLab's terminal there
+    starts with its folder first on PATH (`.jupyter/bashrc`)."""
+    launcher = workspace / "python"
+    launcher.write_text((STUDENT_TEMPLATES / "python").read_text(encoding="utf-8")
+                        .replace("@PYTHON@", shlex.quote(python)), encoding="utf-8")
+    launcher.chmod(0o755)
+    bashrc = workspace / STUDENT_LAB_CONFIG / "bashrc"
+    bashrc.write_text((STUDENT_TEMPLATES / "bashrc").read_text(encoding="utf-8")
+                      .replace("@BIN@", shlex.quote(str(Path(python).parent))), encoding="utf-8")
 
 
 def solve_workspace(workspace: Path, root: Path = ROOT, lecture_dir: Path | None = None) -> Path:

@@ -162,6 +162,7 @@ def the_course_python(env):
 
 
 def test_a_python_without_the_course_packages_names_the_import_and_the_python_to_use(workspace, tmp_path):
+    (workspace / "python").unlink()  # a workspace that does not know its Python
     bare = python_without_the_course_packages(tmp_path / "bare", keep=["pytest", "pluggy", "iniconfig",
                                                                        "packaging", "pygments"])
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
@@ -182,6 +183,7 @@ def test_a_python_without_the_course_packages_names_the_import_and_the_python_to
 
 
 def test_a_python_without_pytest_says_which_python_to_use(workspace, tmp_path):
+    (workspace / "python").unlink()  # a workspace that does not know its Python
     bare = python_without_the_course_packages(tmp_path / "bare")
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     done = subprocess.run([str(bare), "ok", "02"], cwd=workspace, env=env, capture_output=True,
