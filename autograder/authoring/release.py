@@ -291,13 +291,14 @@ def make_workspace(release: Path, dest: Path) -> Path:
     return dest
 
 
-# nbgrader's instructor parts, off in a student's JupyterLab; Validate and the assignment list stay
-# (the Nbgrader menu, which also lists the instructor's pages, goes). These are
+# nbgrader's instructor parts, off in a student's JupyterLab; Validate and the assignment list stay.
+# The Nbgrader menu stays too: it (and the command palette) is the only way to the assignment list,
+# and it hides the entries whose plugins are off, so it shows the assignment list alone. These are
 # the files nbgrader's documented `jupyter labextension disable` and `jupyter server extension
 # disable` write at --level=user (--user) when JUPYTER_CONFIG_DIR is the workspace's .jupyter.
 STUDENT_LAB_CONFIG = ".jupyter"
-INSTRUCTOR_LAB_PLUGINS = ["@jupyter/nbgrader:menu", "@jupyter/nbgrader:formgrader",
-                          "@jupyter/nbgrader:course-list", "@jupyter/nbgrader:create-assignment"]
+INSTRUCTOR_LAB_PLUGINS = ["@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:course-list",
+                          "@jupyter/nbgrader:create-assignment"]
 INSTRUCTOR_SERVER_EXTENSIONS = ["nbgrader.server_extensions.formgrader",
                                 "nbgrader.server_extensions.course_list"]
 

@@ -31,13 +31,15 @@ def solved(course, tmp_path_factory):
 
 
 def home_with_another_python(home: Path) -> Path:
-    """A HOME whose ~/.bashrc puts a bare Python first as `python` and `python3`; its path."""
+    """A HOME whose ~/.bashrc (which ~/.profile reads, so login shells too) puts a bare Python
+    first as `python` and `python3`; the bare Python's path."""
     bare = python_without_the_course_packages(home / "bare")
     bin_ = home / "other-python"
     bin_.mkdir()
     for name in ("python", "python3"):
         (bin_ / name).symlink_to(bare)
     (home / ".bashrc").write_text(f'export PATH="{bin_}:$PATH"\n', encoding="utf-8")
+    (home / ".profile").write_text('. "$HOME/.bashrc"\n', encoding="utf-8")  # as Debian's does
     return bare
 
 
