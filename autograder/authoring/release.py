@@ -46,6 +46,11 @@ EXCHANGE_LINES = ("# Where nbgrader release_assignment, fetch_assignment, submit
                   "c.Exchange.root = {root!r}\n")
 
 
+# What an answer cell of a released notebook holds: run as it is, it says what to do.
+ANSWER_STUB = ('# YOUR CODE HERE\nraise NotImplementedError("Replace these two lines with your answer, in the '
+               'form the text above asks for, then run this cell.")')
+
+
 class ReleaseError(RuntimeError):
     """The source cannot be turned into a release: what is wrong and where."""
 
@@ -136,6 +141,7 @@ def nbgrader_api(course: Path):
     alembic_on_path()
     config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
     config.CourseDirectory.root = str(course)
+    config.ClearSolutions.code_stub = {"python": ANSWER_STUB}
     if not config.Autograde.exclude_overwriting.get(ASSIGNMENT):
         raise ReleaseError(f"{course}/nbgrader_config.py lost Autograde.exclude_overwriting")
     return NbGraderAPI(config=config)
@@ -288,7 +294,19 @@ def make_workspace(release: Path, dest: Path) -> Path:
     (dest / "ok").chmod(0o755)
     write_student_lab_config(dest / STUDENT_LAB_CONFIG)
     write_student_python(dest)
+    for path in dest.glob("*.ipynb"):
+        nb = notebooks.load(path)
+        nb.metadata["language_info"] = kernel_language_info()
+        path.write_text(notebooks.render(nb), encoding="utf-8")
     return dest
+
+
+def kernel_language_info() -> dict:
+    """What this Python's kernel reports of its language. JupyterLab writes it into a notebook
+    when the kernel starts, so a notebook without it would open marked as changed."""
+    from ipykernel.ipkernel import IPythonKernel
+
+    return dict(IPythonKernel.language_info)
 
 
 # nbgrader's instructor parts, off in a student's JupyterLab; Validate and the assignment list stay.
@@ -297,6 +315,7 @@ def make_workspace(release: Path, dest: Path) -> Path:
 # the files nbgrader's documented `jupyter labextension disable` and `jupyter server extension
 # disable` write at --level=user (--user) when JUPYTER_CONFIG_DIR is the workspace's .jupyter.
 STUDENT_LAB_CONFIG = ".jupyter"
+FIRST_NOTEBOOK = "01-shape-of-an-agent.ipynb"
 INSTRUCTOR_LAB_PLUGINS = ["@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:course-list",
                           "@jupyter/nbgrader:create-assignment"]
 INSTRUCTOR_SERVER_EXTENSIONS = ["nbgrader.server_extensions.formgrader",
@@ -317,7 +336,10 @@ def write_student_lab_config(folder: Path) -> None:
     # Bash, not a login shell of the user's choice: its rcfile puts the course's Python first.
     terminal = {"shell_command": ["bash", "--rcfile", str(folder.resolve() / "bashrc"), "-i"]}
     servers = {"ServerApp": {"jpserver_extensions": {name: False for name in INSTRUCTOR_SERVER_EXTENSIONS},
-                             "terminado_settings": terminal}}
+                             "terminado_settings": terminal},
+               # The URL JupyterLab prints opens lecture 01; no news feed to ask about, no update check.
+               "LabApp": {"default_url": f"/lab/tree/{FIRST_NOTEBOOK}", "news_url": None,
+                          "check_for_updates_class": "jupyterlab.NeverCheckForUpdate"}}
     (folder / "jupyter_server_config.json").write_text(json.dumps(servers, indent=2) + "\n",
                                                        encoding="utf-8")
 
