@@ -333,6 +333,10 @@ def write_student_lab_config(folder: Path) -> None:
     disabled = {"disabledExtensions": {name: True for name in INSTRUCTOR_LAB_PLUGINS}}
     (folder / "labconfig" / "page_config.json").write_text(json.dumps(disabled, indent=2) + "\n",
                                                            encoding="utf-8")
+    # Defaults of JupyterLab's settings (the user's own settings still win): no "Jupyter news" question.
+    quiet = {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}}
+    (folder / "labconfig" / "default_setting_overrides.json").write_text(json.dumps(quiet, indent=2) + "\n",
+                                                                         encoding="utf-8")
     # Bash, not a login shell of the user's choice: its rcfile puts the course's Python first.
     terminal = {"shell_command": ["bash", "--rcfile", str(folder.resolve() / "bashrc"), "-i"]}
     servers = {"ServerApp": {"jpserver_extensions": {name: False for name in INSTRUCTOR_SERVER_EXTENSIONS},

@@ -168,3 +168,26 @@ def test_a_terminal_in_the_student_lab_runs_the_course_python(browser, solved_wo
         finally:
             tab.close()
             lab.shut_down_kernels()
+
+
+def test_the_student_lab_opens_lecture_01_unchanged_and_asks_nothing(browser, solved_workspace, tmp_path):
+    """The lab's own URL opens lecture 01 (not the Launcher); the notebook is not marked as
+    changed once its kernel has started; no "Jupyter news" question pops up."""
+    home = tmp_path / "lab-home"
+    home.mkdir()
+    with running_lab(solved_workspace, home) as lab:
+        # running_lab answers the news question for every other test; the student's config must.
+        (home / "settings" / "@jupyterlab" / "apputils-extension" / "notification.jupyterlab-settings").unlink()
+        tab = browser.new_page()
+        try:
+            tab.goto(lab.url(""))
+            expect(tab).to_have_url(re.compile(r"/lab/tree/01-shape-of-an-agent\.ipynb"), timeout=60_000)
+            kernel = tab.locator(".jp-StatusBar-Widget", has_text=re.compile(r"Python 3 \(ipykernel\) \| Idle"))
+            expect(kernel.first).to_be_visible(timeout=60_000)
+            expect(tab.locator(".lm-TabBar-tab", has_text="01-shape-of-an-agent")).to_be_visible()
+            tab.wait_for_timeout(3000)  # the news question comes a moment after the page loads
+            expect(tab.locator(".lm-TabBar-tab.jp-mod-dirty")).to_have_count(0)
+            expect(tab.get_by_text(re.compile("Jupyter news", re.I))).to_have_count(0)
+        finally:
+            tab.close()
+            lab.shut_down_kernels()
