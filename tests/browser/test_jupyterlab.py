@@ -357,9 +357,9 @@ def test_a_traceback_after_a_saved_edit_points_at_the_saved_line(page, shots, la
         page.keyboard.press("Escape")
         page.keyboard.press("b")  # a new cell below the setup cell
         page.keyboard.press("Enter")
-        page.keyboard.type("from nano.gate import preview\npreview('bash', {'command': 'ls -l'})")
+        page.keyboard.type("# my scratch cell\nfrom nano.gate import preview\npreview('bash', {'command': 'ls -l'})")
         page.keyboard.press("Control+Enter")
-        mine = code_cell(page, "from nano.gate import preview")
+        mine = code_cell(page, "# my scratch cell")
         expect(output(mine)).to_contain_text("$ ls -l", timeout=REACH_TIMEOUT)
 
         lines = original.splitlines(keepends=True)
