@@ -353,8 +353,8 @@ STUDENT_TEMPLATES = Path(__file__).resolve().parent / "student"
 
 def write_student_python(workspace: Path, python: str = sys.executable) -> None:
     """Record the course's Python in `workspace`: `./python` runs it (./ok reruns itself with it
-    when the Python that started it lacks the course's packages), and JupyterLab's terminal there
-    starts with its folder first on PATH (`.jupyter/bashrc`)."""
+    when the Python that started it lacks the course's packages), JupyterLab's terminal there
+    starts with its folder first on PATH (`.jupyter/bashrc`), and its kernel is this Python."""
     launcher = workspace / "python"
     launcher.write_text((STUDENT_TEMPLATES / "python").read_text(encoding="utf-8")
                         .replace("@PYTHON@", shlex.quote(python)), encoding="utf-8")
@@ -362,6 +362,16 @@ def write_student_python(workspace: Path, python: str = sys.executable) -> None:
     bashrc = workspace / STUDENT_LAB_CONFIG / "bashrc"
     bashrc.write_text((STUDENT_TEMPLATES / "bashrc").read_text(encoding="utf-8")
                       .replace("@BIN@", shlex.quote(str(Path(python).parent))), encoding="utf-8")
+    # The kernel JupyterLab starts here (JUPYTER_PATH holds .jupyter): this Python, which first
+    # runs startup.py, so that after a restart any section runs without the lecture's first cell.
+    config = workspace / STUDENT_LAB_CONFIG
+    shutil.copy2(STUDENT_TEMPLATES / "startup.py", config / "startup.py")
+    kernel = {"argv": [python, "-m", "ipykernel_launcher", "-f", "{connection_file}",
+                       f"--IPKernelApp.exec_files={[str(config.resolve() / 'startup.py')]}"],
+              "display_name": "Python 3 (ipykernel)", "language": "python", "metadata": {"debugger": True}}
+    (config / "kernels" / "python3").mkdir(parents=True, exist_ok=True)
+    (config / "kernels" / "python3" / "kernel.json").write_text(json.dumps(kernel, indent=2) + "\n",
+                                                                encoding="utf-8")
 
 
 def solve_workspace(workspace: Path, root: Path = ROOT, lecture_dir: Path | None = None) -> Path:

@@ -14,6 +14,7 @@ import re
 import shutil
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -86,3 +87,66 @@ def test_jupyterlabs_terminal_starts_with_the_course_python_first(solved, tmp_pa
     which, prefix, path = found.stdout.split()
     assert Path(which).parent == Path(sys.executable).parent and Path(prefix) == Path(sys.prefix)
     assert f"{home / 'other-python'}:" in path, "the user's own ~/.bashrc ran"
+
+
+class WorkspaceKernel:
+    """A kernel started from the workspace's own kernel spec, as JupyterLab starts it there."""
+
+    def __init__(self, workspace: Path):
+        from jupyter_client.kernelspec import KernelSpecManager
+        from jupyter_client.manager import KernelManager
+
+        specs = KernelSpecManager(kernel_dirs=[str(workspace / release.STUDENT_LAB_CONFIG / "kernels")])
+        self.manager = KernelManager(kernel_name="python3", kernel_spec_manager=specs)
+        self.manager.start_kernel(cwd=str(workspace))
+        self.client = self.manager.client()
+        self.client.start_channels()
+        self.client.wait_for_ready(timeout=60)
+
+    def run(self, code: str) -> str:
+        """What the cell printed, its errors' names and values included."""
+        said = []
+
+        def keep(message):
+            content = message["content"]
+            if message["msg_type"] == "stream":
+                said.append(content["text"])
+            elif message["msg_type"] == "error":
+                said.append(f"{content['ename']}: {content['evalue']}")
+            elif message["msg_type"] == "execute_result":
+                said.append(content["data"]["text/plain"])
+
+        self.client.execute_interactive(code, output_hook=keep, timeout=120)
+        return "".join(said)
+
+    def close(self):
+        self.client.stop_channels()
+        self.manager.shutdown_kernel(now=True)
+
+
+def test_after_a_restart_a_later_section_runs_without_the_first_cell(solved, tmp_path):
+    """The workspace's kernel is the course's Python and does what the first cell does: a `!{sys.executable} ok`
+    cell and one that needs ROOT and Path run straight away, and a saved edit is picked up."""
+    workspace = tmp_path / "ws"
+    shutil.copytree(solved, workspace)
+    kernel = WorkspaceKernel(workspace)
+    try:
+        assert kernel.run("print(sys.executable)").strip() == sys.executable
+        assert re.search(r"^02: \d+ passed, 0 failed\r?$", kernel.run("!{sys.executable} ok 02"), re.M)
+        assert kernel.run("print(ROOT == Path.cwd() == Path(os.getcwd()))") == "True\n"
+        assert kernel.run("from nano.tools import read_file; print(len(read_file('fixtures/convert.py')) > 100)") == "True\n"
+        tools = workspace / "nano" / "tools.py"
+        text = tools.read_text(encoding="utf-8")
+        tools.write_text(text.replace('    """Return the text of the file at `path`', '    return "saved"\n    """Return the text of the file at `path`', 1),
+                         encoding="utf-8")
+        later = time.time() + 2
+        os.utime(tools, (later, later))
+        assert kernel.run("print(read_file('fixtures/convert.py'))") == "saved\n", "the saved edit was not reloaded"
+    finally:
+        kernel.close()
+    kernel = WorkspaceKernel(workspace)  # in order, the lecture's first cell says nothing more than before
+    try:
+        nb = json.loads((workspace / "02-tools-that-read.ipynb").read_text(encoding="utf-8"))
+        assert kernel.run(next("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")) == ""
+    finally:
+        kernel.close()

@@ -194,7 +194,7 @@ def test_student_builds_a_workspace_without_the_extras_and_its_next_line_opens_i
     activate = (f"source {VENV_BIN / 'activate'}" if (VENV_BIN / "activate").is_file() else
                 f'export PATH={VENV_BIN}:"$PATH"')  # a venv, or conda's environment
     assert hint == (f"next: {activate} && cd {workspace} && "
-                    f"JUPYTER_CONFIG_PATH={workspace / '.jupyter'} "
+                    f"JUPYTER_CONFIG_PATH={workspace / '.jupyter'} JUPYTER_PATH={workspace / '.jupyter'} "
                     f"jupyter lab{root} 01-shape-of-an-agent.ipynb")
     assert then.startswith("then follow the notebook; ./ok 00 checks lecture 01 once you have "
                            "written warmup")
