@@ -10,6 +10,7 @@ exchange. The same workspace served by a plain `jupyter lab` (the instructor's) 
 The workspace's terminal starts with the course's Python first, whatever the user's ~/.bashrc does.
 """
 
+import json
 import re
 import subprocess
 import sys
@@ -96,9 +97,8 @@ def test_a_student_opens_the_assignment_list_fetches_submits_and_validates(brows
                    capture_output=True, timeout=300)
     student = tmp_path / "student"  # the student's home, where fetched assignments land
     student.mkdir()
-    (student / "nbgrader_config.py").write_text(
-        f"c = get_config()  # noqa: F821\nc.CourseDirectory.course_id = {release.COURSE_ID!r}\n"
-        f"c.Exchange.root = {str(exchange)!r}\n", encoding="utf-8")
+    settings = {"CourseDirectory": {"course_id": release.COURSE_ID}, "Exchange": {"root": str(exchange)}}
+    (student / "nbgrader_config.json").write_text(json.dumps(settings), encoding="utf-8")
     release.write_student_lab_config(student / release.STUDENT_LAB_CONFIG)
     folder = screenshot_root / "assignment_list"
     folder.mkdir(exist_ok=True)
