@@ -208,12 +208,12 @@ def _activate() -> str:
 
 def _jupyter_lab(workspace: Path) -> str:
     """The command that opens lecture 01 with the workspace's Jupyter config (no instructor
-    parts); as root JupyterLab also needs --allow-root."""
+    parts) and its kernel; as root JupyterLab also needs --allow-root."""
     from autograder.authoring.release import STUDENT_LAB_CONFIG
 
     root = " --allow-root" if os.geteuid() == 0 else ""
     config = shlex.quote(str(Path(workspace).resolve() / STUDENT_LAB_CONFIG))
-    return f"JUPYTER_CONFIG_PATH={config} jupyter lab{root} 01-shape-of-an-agent.ipynb"
+    return f"JUPYTER_CONFIG_PATH={config} JUPYTER_PATH={config} jupyter lab{root} 01-shape-of-an-agent.ipynb"
 
 
 def _grade(args) -> int:

@@ -8,6 +8,7 @@ autoreload's traceback and the old code's error. Nothing to write here.
 
 import contextlib
 import importlib
+import importlib.util
 import io
 import logging
 import os
@@ -56,6 +57,11 @@ def describe(exc: BaseException) -> str:
     error = error if len(error) <= 300 else error[:297] + "..."
     place = location(exc)
     return f"{place[0].relative_to(ROOT)}, line {place[1]}: {error}" if place else error
+
+
+def lacking() -> str | None:
+    """The first course package this Python cannot import, without importing any; None if none."""
+    return next((name for name in sorted(COURSE_PACKAGES) if importlib.util.find_spec(name) is None), None)
 
 
 def missing_package(exc: BaseException) -> str | None:

@@ -91,8 +91,10 @@ class WidgetAsker:
             no.on_click(lambda _: settle("n"))
         else:
             box = TypedLine(placeholder="type a request, then press Enter or send")
-            send = widgets.Button(description="send", button_style="primary")
-            end = widgets.Button(description="end", tooltip="end the session, like Ctrl-D")
+            box.widget.layout = widgets.Layout(flex="1 1 auto", width="auto", min_width="20em")  # a long request shows whole
+            narrow = widgets.Layout(width="auto", flex="0 0 auto")  # the box gets the rest of the row
+            send = widgets.Button(description="send", button_style="primary", layout=narrow)
+            end = widgets.Button(description="end", tooltip="end the session, like Ctrl-D", layout=narrow)
             controls = [box.widget, send, end]
             box.on_enter(lambda: box.read(settle))
             send.on_click(lambda _: box.read(settle))
@@ -111,7 +113,12 @@ class WidgetAsker:
                 status.value = f"<b>&rarr; {html.escape(outcome)}</b>"
                 answer.set_result(outcome)
 
-        display(widgets.VBox([shown, widgets.HBox([*controls, status])]))
+        display(widgets.VBox([shown, widgets.HBox([*controls, status], layout=widgets.Layout(width="100%"))]))
+        if not prompt.rstrip().endswith("[y/n]"):
+            # Focus scrolls the notebook down to the new box, and the answer just above it. The
+            # box's view is drawn a moment after the display: a focus sent before it is lost.
+            for delay in (0.3, 1.5):
+                loop.call_later(delay, lambda: None if answer.done() else controls[0].focus())
         return await answer
 
 

@@ -74,16 +74,16 @@ def check_messages(messages: Sequence[Any], *, at_rest: bool = False) -> None:
             raise ProtocolError(f"{where} has empty content; the API rejects empty turns.")
 
         allowed = USER_BLOCKS if role == "user" else ASSISTANT_BLOCKS
+        turn = "a user turn" if role == "user" else "an assistant turn"
         kinds = [field(block, "type") for block in blocks]
         for j, kind in enumerate(kinds):
             if kind not in allowed:
                 hint = {"tool_use": "only the model asks for tools, so tool_use belongs in an "
                                     "assistant turn",
                         "tool_result": "the harness answers tools, so tool_result belongs in a "
-                                       "user turn"}.get(kind, f"a {role} turn holds only "
+                                       "user turn"}.get(kind, f"{turn} holds only "
                                                           f"{', '.join(sorted(allowed))} blocks")
-                raise ProtocolError(f"{where}.content[{j}] is a {kind!r} block in a {role} turn: "
-                                    f"{hint}.")
+                raise ProtocolError(f"{where}.content[{j}] is a block of type {kind!r} in {turn}: {hint}.")
 
         if role == "user":
             answered = [field(b, "tool_use_id") for b, k in zip(blocks, kinds) if k == "tool_result"]

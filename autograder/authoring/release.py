@@ -14,6 +14,7 @@ import ast
 import json
 import os
 import re
+import shlex
 import shutil
 import sys
 import textwrap
@@ -43,6 +44,11 @@ DB_URL_LINES = ("# The gradebook lives in this database (nano-course build --db-
 EXCHANGE_LINES = ("# Where nbgrader release_assignment, fetch_assignment, submit, collect and the feedback\n"
                   "# meet: a folder every student can reach (nano-course build --exchange).\n"
                   "c.Exchange.root = {root!r}\n")
+
+
+# What an answer cell of a released notebook holds: run as it is, it says what to do.
+ANSWER_STUB = ('# YOUR CODE HERE\nraise NotImplementedError("Replace these two lines with your answer, in the '
+               'form the text above asks for, then run this cell.")')
 
 
 class ReleaseError(RuntimeError):
@@ -136,6 +142,7 @@ def nbgrader_api(course: Path):
     alembic_on_path()
     config = PyFileConfigLoader("nbgrader_config.py", path=str(course)).load_config()
     config.CourseDirectory.root = str(course)
+    config.ClearSolutions.code_stub = {"python": ANSWER_STUB}
     if not config.Autograde.exclude_overwriting.get(ASSIGNMENT):
         raise ReleaseError(f"{course}/nbgrader_config.py lost Autograde.exclude_overwriting")
     return NbGraderAPI(config=config)
@@ -287,16 +294,31 @@ def make_workspace(release: Path, dest: Path) -> Path:
     shutil.copytree(release, dest, dirs_exist_ok=True)
     (dest / "ok").chmod(0o755)
     write_student_lab_config(dest / STUDENT_LAB_CONFIG)
+    write_student_python(dest)
+    for path in dest.glob("*.ipynb"):
+        nb = notebooks.load(path)
+        nb.metadata["language_info"] = kernel_language_info()
+        path.write_text(notebooks.render(nb), encoding="utf-8")
     return dest
 
 
-# nbgrader's instructor parts, off in a student's JupyterLab; Validate and the assignment list stay
-# (the Nbgrader menu, which also lists the instructor's pages, goes). These are
+def kernel_language_info() -> dict:
+    """What this Python's kernel reports of its language. JupyterLab writes it into a notebook
+    when the kernel starts, so a notebook without it would open marked as changed."""
+    from ipykernel.ipkernel import IPythonKernel
+
+    return dict(IPythonKernel.language_info)
+
+
+# nbgrader's instructor parts, off in a student's JupyterLab; Validate and the assignment list stay.
+# The Nbgrader menu stays too: it (and the command palette) is the only way to the assignment list,
+# and it hides the entries whose plugins are off, so it shows the assignment list alone. These are
 # the files nbgrader's documented `jupyter labextension disable` and `jupyter server extension
 # disable` write at --level=user (--user) when JUPYTER_CONFIG_DIR is the workspace's .jupyter.
 STUDENT_LAB_CONFIG = ".jupyter"
-INSTRUCTOR_LAB_PLUGINS = ["@jupyter/nbgrader:menu", "@jupyter/nbgrader:formgrader",
-                          "@jupyter/nbgrader:course-list", "@jupyter/nbgrader:create-assignment"]
+FIRST_NOTEBOOK = "01-shape-of-an-agent.ipynb"
+INSTRUCTOR_LAB_PLUGINS = ["@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:course-list",
+                          "@jupyter/nbgrader:create-assignment"]
 INSTRUCTOR_SERVER_EXTENSIONS = ["nbgrader.server_extensions.formgrader",
                                 "nbgrader.server_extensions.course_list"]
 
@@ -312,9 +334,45 @@ def write_student_lab_config(folder: Path) -> None:
     disabled = {"disabledExtensions": {name: True for name in INSTRUCTOR_LAB_PLUGINS}}
     (folder / "labconfig" / "page_config.json").write_text(json.dumps(disabled, indent=2) + "\n",
                                                            encoding="utf-8")
-    servers = {"ServerApp": {"jpserver_extensions": {name: False for name in INSTRUCTOR_SERVER_EXTENSIONS}}}
+    # Defaults of JupyterLab's settings (the user's own settings still win): no "Jupyter news" question.
+    quiet = {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}}
+    (folder / "labconfig" / "default_setting_overrides.json").write_text(json.dumps(quiet, indent=2) + "\n",
+                                                                         encoding="utf-8")
+    # Bash, not a login shell of the user's choice: its rcfile puts the course's Python first.
+    terminal = {"shell_command": ["bash", "--rcfile", str(folder.resolve() / "bashrc"), "-i"]}
+    servers = {"ServerApp": {"jpserver_extensions": {name: False for name in INSTRUCTOR_SERVER_EXTENSIONS},
+                             "terminado_settings": terminal},
+               # The URL JupyterLab prints opens lecture 01; no news feed to ask about, no update check.
+               "LabApp": {"default_url": f"/lab/tree/{FIRST_NOTEBOOK}", "news_url": None,
+                          "check_for_updates_class": "jupyterlab.NeverCheckForUpdate"}}
     (folder / "jupyter_server_config.json").write_text(json.dumps(servers, indent=2) + "\n",
                                                        encoding="utf-8")
+
+
+STUDENT_TEMPLATES = Path(__file__).resolve().parent / "student"
+
+
+def write_student_python(workspace: Path, python: str = sys.executable) -> None:
+    """Record the course's Python in `workspace`: `./python` runs it (./ok reruns itself with it
+    when the Python that started it lacks the course's packages), JupyterLab's terminal there
+    starts with its folder first on PATH (`.jupyter/bashrc`), and its kernel is this Python."""
+    launcher = workspace / "python"
+    launcher.write_text((STUDENT_TEMPLATES / "python").read_text(encoding="utf-8")
+                        .replace("@PYTHON@", shlex.quote(python)), encoding="utf-8")
+    launcher.chmod(0o755)
+    bashrc = workspace / STUDENT_LAB_CONFIG / "bashrc"
+    bashrc.write_text((STUDENT_TEMPLATES / "bashrc").read_text(encoding="utf-8")
+                      .replace("@BIN@", shlex.quote(str(Path(python).parent))), encoding="utf-8")
+    # The kernel JupyterLab starts here (JUPYTER_PATH holds .jupyter): this Python, which first
+    # runs startup.py, so that after a restart any section runs without the lecture's first cell.
+    config = workspace / STUDENT_LAB_CONFIG
+    shutil.copy2(STUDENT_TEMPLATES / "startup.py", config / "startup.py")
+    kernel = {"argv": [python, "-m", "ipykernel_launcher", "-f", "{connection_file}",
+                       f"--IPKernelApp.exec_files={[str(config.resolve() / 'startup.py')]}"],
+              "display_name": "Python 3 (ipykernel)", "language": "python", "metadata": {"debugger": True}}
+    (config / "kernels" / "python3").mkdir(parents=True, exist_ok=True)
+    (config / "kernels" / "python3" / "kernel.json").write_text(json.dumps(kernel, indent=2) + "\n",
+                                                                encoding="utf-8")
 
 
 def solve_workspace(workspace: Path, root: Path = ROOT, lecture_dir: Path | None = None) -> Path:

@@ -234,7 +234,7 @@ def running_lab(workspace: Path, home: Path, student: bool = True, extra_env: di
     """JupyterLab serving `workspace` on 127.0.0.1, stopped (with its kernels) when the block ends.
 
     `student`: started as `./run course` starts it, with the workspace's own Jupyter config folder
-    (release.STUDENT_LAB_CONFIG) on JUPYTER_CONFIG_PATH; False, as the instructor's plain
+    (release.STUDENT_LAB_CONFIG) on JUPYTER_CONFIG_PATH and JUPYTER_PATH; False, as the instructor's plain
     `jupyter lab`. `extra_env` is added to the server's (and so the kernels') environment.
     """
     dirs = {name: home / name for name in ("config", "data", "runtime", "settings", "workspaces",
@@ -256,7 +256,7 @@ def running_lab(workspace: Path, home: Path, student: bool = True, extra_env: di
                TMPDIR=str(dirs["tmp"]),
                PATH=str(Path(sys.executable).parent) + os.pathsep + os.environ.get("PATH", ""))
     if student:
-        env["JUPYTER_CONFIG_PATH"] = str(workspace / release.STUDENT_LAB_CONFIG)
+        env["JUPYTER_CONFIG_PATH"] = env["JUPYTER_PATH"] = str(workspace / release.STUDENT_LAB_CONFIG)
     env.update(extra_env or {})
     log = home / "jupyterlab.log"
     command = [sys.executable, "-m", "jupyterlab", "--no-browser", "--allow-root",

@@ -12,6 +12,7 @@ Run them with `pytest -m browser`; they need Debian's Chromium and Playwright (s
 import json
 import os
 import re
+import time
 import warnings
 from pathlib import Path
 
@@ -337,3 +338,44 @@ def test_lecture_01_stepper_keeps_the_newest_entry_in_view(page, shots, lab):
         if n == 5:
             shots("step-5-newest-in-view")
     shots("step-6-newest-in-view")
+
+
+def test_a_traceback_after_a_saved_edit_points_at_the_saved_line(page, shots, lab):
+    """Lecture 04's setup cell, then a cell calling preview; nano/gate.py is saved with a bug far
+    down the file; the cell run again shows the traceback at the saved line, not near the top."""
+    gate = lab.workspace / "nano" / "gate.py"
+    original = gate.read_text(encoding="utf-8")
+    scratch = lab.workspace / "04-scratch.ipynb"  # a copy: the lecture itself stays as it is
+    scratch.write_bytes((lab.workspace / "04-the-gate.ipynb").read_bytes())
+    try:
+        open_notebook(page, lab, shots, scratch.name)
+        first = page.locator(".jp-NotebookPanel .jp-CodeCell").first
+        first.locator(".jp-InputArea-editor").click()
+        page.keyboard.press("Shift+Enter")
+        expect(first.locator(".jp-InputPrompt")).to_have_text(re.compile(r"\[1\]"), timeout=REACH_TIMEOUT)
+        first.locator(".jp-InputArea-editor").click()
+        page.keyboard.press("Escape")
+        page.keyboard.press("b")  # a new cell below the setup cell
+        page.keyboard.press("Enter")
+        page.keyboard.type("# my scratch cell\nfrom nano.gate import preview\npreview('bash', {'command': 'ls -l'})")
+        page.keyboard.press("Control+Enter")
+        mine = code_cell(page, "# my scratch cell")
+        expect(output(mine)).to_contain_text("$ ls -l", timeout=REACH_TIMEOUT)
+
+        lines = original.splitlines(keepends=True)
+        index = next(i for i, line in enumerate(lines) if "return f\"$ {input.get('command', '')}\"" in line)
+        lines[index] = "        return '$ ' + input['command'].split()[2]\n"
+        gate.write_text("".join(lines), encoding="utf-8")  # as the editor saves it
+        later = time.time() + 2
+        os.utime(gate, (later, later))
+        mine.locator(".jp-InputArea-editor").click()
+        page.keyboard.press("Control+Enter")
+        error = output(mine).locator(".jp-RenderedText[data-mime-type='application/vnd.jupyter.stderr']")
+        expect(error).to_contain_text("IndexError", timeout=REACH_TIMEOUT)
+        expect(error).to_contain_text(f"nano/gate.py:{index + 1}, in preview")
+        expect(error).to_contain_text(re.compile(rf"-+> {index + 1} +return '\$ ' \+ input\['command'\]\.split\(\)\[2\]"))
+        assert index + 1 > 100, "the bug sits far from the imports at the top"
+        shots("traceback-at-the-saved-line", show=error, align="end")
+    finally:
+        gate.write_text(original, encoding="utf-8")
+        scratch.unlink()

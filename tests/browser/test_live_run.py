@@ -12,6 +12,7 @@ Run them with `pytest tests/browser -k live`; they need Debian's Chromium and Pl
 import json
 import os
 import re
+import time
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,7 @@ from nano.server import MessagesServer
 from nano.testing import reply, text
 from tests.browser.conftest import running_lab
 from tests.browser.test_jupyterlab import (BUG, FIX, REACH_TIMEOUT, cell_printing, code_cell, expect,
-                                           open_notebook, output, run_all)
+                                           open_notebook, out_of_sight, output, run_all)
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -48,12 +49,22 @@ def lab(chromium_executable, solved_workspace, tmp_path_factory, model_server):
         yield server
 
 
+def wait_for_nothing_hidden(element, seconds: float = 10) -> str:
+    """What still hides `element` after up to `seconds` (the notebook scrolls to a new text box
+    as it gets focus); "" once nothing does."""
+    deadline = time.monotonic() + seconds
+    while (hidden := out_of_sight(element)) and time.monotonic() < deadline:
+        time.sleep(0.2)  # the page scrolls on its own: nothing to wait on
+    return hidden
+
+
 def type_request(cell, words: str, way: str) -> None:
     """Type `words` into the live cell's newest text box key by key, then press Enter or click send."""
     box = cell.locator(".widget-text input:enabled")
     expect(box).to_have_count(1, timeout=REACH_TIMEOUT)
     box.click()
     box.press_sequentially(words, delay=15)
+    assert box.evaluate("e => e.scrollWidth <= e.clientWidth"), "the box shows only the end of the request"
     if way == "Enter":
         box.press("Enter")
     else:
@@ -88,9 +99,21 @@ def test_lecture_06_live_run_typed(page, shots, lab, model_server, way, tmp_path
     yes.click()
     expect(output(cell)).to_contain_text("→ y")
 
+    # After y, the student sees the answer and the next text box without scrolling.
+    box = cell.locator(".widget-text input:enabled")
+    expect(box).to_have_count(1, timeout=REACH_TIMEOUT)
+    expect(box).to_be_focused()
+    answered = output(cell).locator(".jp-OutputArea-output", has_text=TRACE["replies"][-1]["content"][0]["text"][:40])
+    for element in (box, answered.last):
+        assert wait_for_nothing_hidden(element) == "", f"after y: {out_of_sight(element)}"
     type_request(cell, FOLLOW_UP, "send" if way == "Enter" else "Enter")
     expect(output(cell)).to_contain_text(FOLLOW_UP_ANSWER, timeout=REACH_TIMEOUT)
-    shots(f"typed-{way}-follow-up-answered", show=output(cell), align="end")
+    last_box = cell.locator(".widget-text input:enabled")
+    expect(last_box).to_have_count(1, timeout=REACH_TIMEOUT)
+    follow_up = output(cell).locator(".jp-OutputArea-output", has_text=FOLLOW_UP_ANSWER)
+    for element in (follow_up.last, last_box):
+        assert wait_for_nothing_hidden(element) == "", f"second turn: {out_of_sight(element)}"
+    shots(f"typed-{way}-follow-up-answered")  # as the student sees it, not scrolled by the test
     end = cell.locator("button:enabled", has_text=re.compile(r"^\s*end\s*$"))
     expect(end).to_have_count(1, timeout=REACH_TIMEOUT)
     end.click()

@@ -7,6 +7,7 @@ A real IPython kernel (jupyter_client) runs the lecture's own first cell in a fr
 
 import json
 import os
+import re
 import time
 
 import pytest
@@ -15,6 +16,7 @@ from jupyter_client.manager import start_new_kernel
 from autograder.authoring import release
 
 STUB = "read_file is not implemented yet"
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 @pytest.fixture
@@ -49,10 +51,11 @@ def first_cell(workspace, lecture="02"):
     return next("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
 
 
-def save_tools(workspace, find, *replace) -> int:
-    """Save nano/tools.py with the line holding `find` replaced by the lines `replace`, as the
-    editor does, a little later than the version loaded; return the first line's number."""
-    path = workspace / "nano" / "tools.py"
+def save_tools(workspace, find, *replace, module="tools.py") -> int:
+    """Save nano/tools.py (or `module`) with the line holding `find` replaced by the lines
+    `replace`, as the editor does, a little later than the version loaded; return the first
+    line's number."""
+    path = workspace / "nano" / module
     lines = path.read_text(encoding="utf-8").splitlines(keepends=True)
     index = next(i for i, line in enumerate(lines) if find in line)
     lines[index:index + 1] = [f"{line}\n" for line in replace]
@@ -104,6 +107,25 @@ def test_a_cell_after_saving_a_file_that_fails_when_imported_names_the_file_and_
 
         save_tools(workspace, "import nosuchmodule", "")
         assert [o["type"] for o in kernel.run("2 + 2")] == ["execute_result"]
+    finally:
+        kernel.close()
+
+
+def test_a_runtime_error_after_saving_an_edit_points_at_the_saved_line(workspace):
+    """IPython 9's default reloader patches a function with line numbers from the old file
+    (ipython/ipython#15359); the lectures' `%autoreload 1 --full` reloads the module whole."""
+    kernel = Kernel(workspace)
+    try:
+        assert kernel.run(first_cell(workspace, "04")) == []
+        assert kernel.run("from nano.gate import preview") == []
+        line = save_tools(workspace, "preview is not implemented yet", "    shown = {'$': name}",
+                          "    return shown[input['command']]", module="gate.py") + 1
+        assert line > 100  # far from the imports at the top, where the old reloader pointed
+        outputs = kernel.run("preview('bash', {'command': 'ls'})")
+        assert [o["type"] for o in outputs] == ["error"], outputs
+        traceback = ANSI.sub("", "\n".join(outputs[0]["traceback"]))
+        assert f"nano/gate.py:{line}, in preview" in traceback, traceback
+        assert re.search(rf"^-*> {line} +return shown\[input\['command'\]\]$", traceback, re.M), traceback
     finally:
         kernel.close()
 

@@ -44,6 +44,8 @@ def test_sdk_blocks_are_read_like_dicts():
     ([user("a"), assistant(text("hi")), user([result("t9")])], False, "no tool_use with that id"),
     ([user([tool_use("t1", "bash", {})])], False, "belongs in an assistant turn"),
     ([user("a"), assistant(result("t1"))], False, "belongs in a user turn"),
+    ([user("a"), assistant({"type": "image", "source": {}})], False,
+     "is a block of type 'image' in an assistant turn: an assistant turn holds only "),
     ([user("a"), assistant(tool_use("t1", "bash", {})), user([text("x"), result("t1")])], False,
      "must come first"),
     ([user("a"), assistant(tool_use("t1", "a", {}), tool_use("t1", "b", {}))], False, "twice"),

@@ -36,7 +36,8 @@ IMPORTED_AS = {"dask": ["dask", "distributed"], "jupytext": ["jupytext"],
 NOT_A_STUDENTS = sorted(m for modules in IMPORTED_AS.values() for m in modules)
 STUDENT_ONLY = Path(__file__).parent / "student_only"
 VENV_BIN = Path(sys.executable).parent
-URL = re.compile(r"http://127\.0\.0\.1:\d+/lab\?token=\w+")
+# A student's lab prints the URL of lecture 01 (the workspace's .jupyter says so).
+URL = re.compile(r"(http://127\.0\.0\.1:\d+/)lab/tree/01-shape-of-an-agent\.ipynb\?(token=\w+)")
 IS_ROOT = os.geteuid() == 0
 
 
@@ -138,7 +139,7 @@ def serve(command: list[str], cwd: Path, env: dict[str, str]) -> str:
             found = URL.search(line)
             if found:
                 assert b"JupyterLab" in page(found.group(0)), "".join(printed)
-                assert status(found.group(0).replace("/lab?", "/formgrader?")) == 404, \
+                assert status(f"{found.group(1)}formgrader?{found.group(2)}") == 404, \
                     "nbgrader's formgrader is served in a student's JupyterLab"
                 return "".join(printed)
         pytest.fail(f"JupyterLab printed no URL (exit code {process.poll()}):\n" + "".join(printed))
@@ -193,7 +194,7 @@ def test_student_builds_a_workspace_without_the_extras_and_its_next_line_opens_i
     activate = (f"source {VENV_BIN / 'activate'}" if (VENV_BIN / "activate").is_file() else
                 f'export PATH={VENV_BIN}:"$PATH"')  # a venv, or conda's environment
     assert hint == (f"next: {activate} && cd {workspace} && "
-                    f"JUPYTER_CONFIG_PATH={workspace / '.jupyter'} "
+                    f"JUPYTER_CONFIG_PATH={workspace / '.jupyter'} JUPYTER_PATH={workspace / '.jupyter'} "
                     f"jupyter lab{root} 01-shape-of-an-agent.ipynb")
     assert then.startswith("then follow the notebook; ./ok 00 checks lecture 01 once you have "
                            "written warmup")
@@ -237,8 +238,13 @@ def test_run_course_installs_writes_the_workspace_and_starts_jupyterlab(tmp_path
     assert re.search(r"^installed nano-course \S+ in \.venv$", printed, re.M), printed
     assert f"student workspace ready in {clone / 'workspace'}\n" in printed
     assert (clone / "workspace" / "01-shape-of-an-agent.ipynb").is_file()
+    (clone / "workspace" / ".jupyter" / "lab" / "workspaces").mkdir(parents=True)
+    (clone / "workspace" / ".jupyter" / "lab" / "workspaces" / "default-37a8.jupyterlab-workspace").write_text("{}")
     printed = serve([*command, f"--port={free_port()}"], clone, env)
     assert "student workspace ready" not in printed, "the workspace is made once"
+    assert "installed nano-course" not in printed, "pip runs again only when pyproject.toml changed"
+    assert not (clone / "workspace" / ".jupyter" / "lab" / "workspaces" / "default-37a8.jupyterlab-workspace").exists(), \
+        "the last session's layout (six notebooks, six kernels) is restored"
 
 
 @pytest.mark.slow

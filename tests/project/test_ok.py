@@ -162,6 +162,7 @@ def the_course_python(env):
 
 
 def test_a_python_without_the_course_packages_names_the_import_and_the_python_to_use(workspace, tmp_path):
+    (workspace / "python").unlink()  # a workspace that does not know its Python
     bare = python_without_the_course_packages(tmp_path / "bare", keep=["pytest", "pluggy", "iniconfig",
                                                                        "packaging", "pygments"])
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
@@ -184,6 +185,7 @@ def test_a_python_without_the_course_packages_names_the_import_and_the_python_to
 def test_ok_needs_no_pytest(workspace, tmp_path):
     """./ok runs the checks itself: a Python with none of the course's packages runs lecture 02's,
     which need only the standard library."""
+    (workspace / "python").unlink()  # a workspace that does not know its Python
     bare = python_without_the_course_packages(tmp_path / "bare")
     done = subprocess.run([str(bare), "ok", "02"], cwd=workspace, capture_output=True, text=True, timeout=300)
     lines = check_lines(done)

@@ -129,14 +129,18 @@ def test_no_solution_hidden_test_or_reference_cell_reaches_the_release(course, f
 def test_release_notebooks_sit_at_the_assignment_root_with_the_package(fresh_workspace):
     names = sorted(p.name for p in fresh_workspace.iterdir())
     lectures = sorted(p.name for p in (ROOT / "lectures").glob("[0-9][0-9]-*.ipynb"))
-    assert names == sorted([*lectures, release.STUDENT_LAB_CONFIG, "checks", "fixtures", "nano", "ok"])
+    assert names == sorted([*lectures, release.STUDENT_LAB_CONFIG, "checks", "fixtures", "nano", "ok", "python"])
     assert sorted(p.name for p in (fresh_workspace / "checks").iterdir()) == sorted(
         p.name for p in (ROOT / "checks").glob("*.py"))
     assert not (fresh_workspace / "fixtures" / "submissions").exists()
     for nb_path in fresh_workspace.glob("*.ipynb"):
         nb = notebooks.load(nb_path)
         assert nb.metadata["kernelspec"]["name"] == "python3"
+        # what the kernel reports, so that JupyterLab does not open the notebook marked as changed
+        assert nb.metadata["language_info"] == release.kernel_language_info()
         assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code")
+        answers = [c.source for c in nb.cells if c.get("metadata", {}).get("nbgrader", {}).get("solution")]
+        assert all(source.endswith(release.ANSWER_STUB) for source in answers), nb_path.name
 
 
 def test_the_course_config_keeps_student_files(course):
