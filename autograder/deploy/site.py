@@ -18,6 +18,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.authoring import release
@@ -86,11 +87,14 @@ def build(course: Path, out: Path, echo=print) -> Path:
     return out
 
 
+@dataclass(frozen=True)
 class Page:
     """One page of the site: its slug, title, AST, and the notebook it comes from (None: index)."""
 
-    def __init__(self, slug: str, title: str, mdast: dict, notebook: str | None):
-        self.slug, self.title, self.mdast, self.notebook = slug, title, mdast, notebook
+    slug: str
+    title: str
+    mdast: dict
+    notebook: str | None
 
 
 def _pages(site: Path, notebooks: dict[str, Path]) -> list["Page"]:
