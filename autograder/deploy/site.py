@@ -23,7 +23,7 @@ from pathlib import Path
 
 from autograder.authoring import release
 
-ASSETS = Path(__file__).with_name("site")  # index.md, template.yml, style.css, search.js
+ASSETS = Path(__file__).with_name("site_assets")  # index.md, template.yml, style.css, search.js
 TRACE_PAGE = "celsius-trace"
 TRACE_PAGE_FILE = f"{TRACE_PAGE}.html"
 MYST_TIMEOUT = 300

@@ -1,8 +1,9 @@
 """A class on `nano-course hub`, end to end, with real Unix users and a real JupyterHub.
 
 The test makes an instructor and two students (Unix users with passwords and private homes),
-builds the course as the instructor with an exchange of its own, releases the assignment, writes
-the hub with `nano-course hub` and starts JupyterHub (PAM, its configurable-http-proxy from npm).
+builds the course as the instructor with an exchange of its own, releases the assignment, and
+runs `nano-course hub --start`, which writes the hub and becomes JupyterHub (PAM, its
+configurable-http-proxy from npm).
 Each student logs in on the hub's login page in Chromium, opens Course > Assignment List,
 fetches the assignment, writes `warmup` in JupyterLab's editor (Ana as the lecture asks, Ben
 wrongly) and submits. The instructor collects, grades with `nano-course grade` and releases the
@@ -137,18 +138,16 @@ def running_hub(chromium_executable, screenshot_root):
                 users.run(INSTRUCTOR, "nbgrader", "release_assignment", release.ASSIGNMENT, cwd=course)
 
                 port = _free_ports()
-                written = subprocess.run(
-                    [venv_bin / "nano-course", "hub", "--course", course, "--out", shared / "hub",
-                     "--instructor", INSTRUCTOR, "--student", ANA, "--student", BEN,
-                     "--ip", "127.0.0.1", "--port", str(port)],
-                    capture_output=True, text=True, timeout=120, check=True)
-                assert f"students log in at http://127.0.0.1:{port}/" in written.stdout, written.stdout
-                with log.open("wb") as out:
-                    hub = subprocess.Popen([venv_bin / "jupyterhub", "-f", shared / "hub" / "jupyterhub_config.json"],
-                                           cwd=shared / "hub" / "state", stdin=subprocess.DEVNULL, stdout=out,
-                                           stderr=subprocess.STDOUT, start_new_session=True)
+                with log.open("wb") as out:  # nano-course hub writes the hub, then becomes JupyterHub
+                    hub = subprocess.Popen([venv_bin / "nano-course", "hub", "--course", course,
+                                            "--out", shared / "hub", "--instructor", INSTRUCTOR,
+                                            "--student", ANA, "--student", BEN, "--ip", "127.0.0.1",
+                                            "--port", str(port), "--start"],
+                                           stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
+                                           start_new_session=True)
                 url = f"http://127.0.0.1:{port}/"
                 _wait_for(hub, f"{url}hub/api/", log)
+                assert f"students log in at {url} with their Unix passwords" in log.read_text()
                 yield RunningHub(url, passwords, users, course, exchange, log)
             finally:
                 if hub is not None:
@@ -242,6 +241,7 @@ def test_hub_round_trip(running_hub, chromium, screenshot_root):
         expect(fetched.get_by_role("button", name="Submit")).to_be_visible()
         fetched.get_by_text(release.ASSIGNMENT, exact=True).first.click()  # its notebooks, listed
         expect(fetched.get_by_text("01-shape-of-an-agent").first).to_be_visible()
+        expect(fetched.get_by_role("button", name="Validate")).to_have_count(6)  # one per notebook
         # The student's lab: the assignment list, but none of nbgrader's instructor parts.
         expect(page.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader")).to_have_count(0)
         expect(page.get_by_role("tab", name="Create Assignment")).to_have_count(0)
