@@ -311,6 +311,9 @@ def _hub(args) -> int:
                      exchange=hub.exchange_of(course), instructor=args.instructor,
                      students=tuple(args.students), bin=Path(sys.executable).parent, ip=args.ip, port=args.port)
     config = hub.write(served)
+    warning = hub.python_warning(served)
+    if warning:
+        print(f"nano-course hub: {warning}", file=sys.stderr, flush=True)
     print(f"wrote the hub in {served.folder}: students log in at {served.url} with their Unix passwords; "
           f"start it as root with {shlex.quote(str(served.bin / 'jupyterhub'))} -f {shlex.quote(str(config))}"
           " (or add --start)", flush=True)

@@ -24,6 +24,7 @@ import json
 import os
 import pwd
 import shutil
+import stat
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -76,6 +77,12 @@ def refusal(hub: Hub) -> str | None:
         return f"{hub.instructor} is named both as the instructor and as a student"
     if course in hub.folder.resolve().parents or hub.folder.resolve() == course:
         return "write the hub outside the course folder, which students must never enter: --out DIR"
+    for path, what, fix in ((hub.folder.resolve(), "read their settings in", "--out a folder such as /srv/nano-hub"),
+                            (exchange, "fetch and submit through", "build the course again with --exchange DIR")):
+        closed = closed_folder(path)
+        if closed:
+            return (f"students' servers must {what} {path}, but other users cannot enter {closed}: {fix}, "
+                    "in folders every user can enter")
     for user in (hub.instructor, *hub.students):
         try:
             home = Path(pwd.getpwnam(user).pw_dir)
@@ -85,6 +92,25 @@ def refusal(hub: Hub) -> str | None:
         if user in hub.students and home.is_dir() and home.stat().st_mode & 0o077:
             return (f"{user}'s home {home} can be read by other users, and with it their nbgrader "
                     f"secrets and files: chmod 700 {home}")
+    return None
+
+
+def closed_folder(path: Path) -> Path | None:
+    """The first existing folder on the way to `path` (itself included) that other users cannot
+    enter; None when they can enter them all."""
+    for folder in [*reversed(path.parents), path]:
+        if folder.is_dir() and not folder.stat().st_mode & stat.S_IXOTH:
+            return folder
+    return None
+
+
+def python_warning(hub: Hub) -> str | None:
+    """A sentence when other users could not run the course's Python, which starts their servers."""
+    for path in (hub.bin, (hub.bin / "python").resolve()):
+        closed = closed_folder(path.parent if path.is_file() else path)
+        if closed:
+            return (f"warning: other users cannot enter {closed}, so their servers cannot start from {path}: "
+                    "install the course's environment where every user can reach it (such as /opt/nano)")
     return None
 
 

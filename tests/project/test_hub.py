@@ -3,6 +3,7 @@ and what it refuses in one line. (tests/browser/test_hub.py runs a class on a re
 
 import json
 import shutil
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -19,24 +20,34 @@ INSTRUCTOR, STUDENT, OPEN_HOME = "root", "nobody", "daemon"
 
 
 @pytest.fixture()
-def course(mini_course, tmp_path):
-    """A built mini course whose exchange is a folder of its own, beside it."""
+def shared():
+    """A folder every user can enter (pytest's own are root's alone), for the exchange and the hub."""
+    folder = Path(tempfile.mkdtemp(prefix="nano-hub-test-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder)
+
+
+@pytest.fixture()
+def course(mini_course, tmp_path, shared):
+    """A built mini course whose exchange is a folder of its own, where students can reach it."""
     course = tmp_path / "course"
     shutil.copytree(mini_course[0], course)
-    release.build_course(course, lecture_dir=mini_course[1], exchange=tmp_path / "exchange")
+    release.build_course(course, lecture_dir=mini_course[1], exchange=shared / "exchange")
     return course
 
 
-def write(course: Path, *extra: str) -> int:
-    return cli.main(["hub", "--course", str(course), "--instructor", INSTRUCTOR, *extra])
+def write(course: Path, *extra: str, out: Path | None = None) -> int:
+    out = out or Path(release.course_settings(course).exchange).parent / "hub"
+    return cli.main(["hub", "--course", str(course), "--instructor", INSTRUCTOR, "--out", str(out), *extra])
 
 
-def test_the_written_hub_is_what_jupyterhub_and_nbgrader_read(course, tmp_path, capsys, monkeypatch):
+def test_the_written_hub_is_what_jupyterhub_and_nbgrader_read(course, shared, capsys, monkeypatch):
     from jupyterhub.app import JupyterHub
     from nbgrader.apps import NbGrader
 
     assert write(course, "--student", STUDENT, "--port", "8100", "--ip", "127.0.0.1") == 0
-    folder = tmp_path / "hub"
+    folder = shared / "hub"
     assert f"wrote the hub in {folder}: students log in at http://127.0.0.1:8100/" in capsys.readouterr().out
     app = JupyterHub()
     app.load_config_file(str(folder / hub.CONFIG))
@@ -53,7 +64,7 @@ def test_the_written_hub_is_what_jupyterhub_and_nbgrader_read(course, tmp_path, 
         monkeypatch.setenv("JUPYTER_CONFIG_PATH", str(configured))  # as the hub starts each server
         reader = NbGrader()
         reader.load_config_file()
-        assert reader.config.Exchange.root == str(tmp_path / "exchange")
+        assert reader.config.Exchange.root == str(shared / "exchange")
         assert reader.config.CourseDirectory.course_id == "nano"
         assert reader.config.CourseDirectory.get("root") == course_root, "students never name the course folder"
     # The student's lab: nbgrader's instructor parts off, the assignment list in the Course menu.
@@ -72,10 +83,18 @@ def test_the_written_hub_is_what_jupyterhub_and_nbgrader_read(course, tmp_path, 
     (["--student", INSTRUCTOR], "root is named both as the instructor and as a student"),
     ([], "name the students who may log in"),
 ])
-def test_a_hub_that_would_not_keep_students_apart_is_refused_in_one_line(course, tmp_path, capsys, argv, said):
+def test_a_hub_that_would_not_keep_students_apart_is_refused_in_one_line(course, shared, capsys, argv, said):
     assert write(course, *argv) == 1
     err = capsys.readouterr().err
     assert said in err and err.count("\n") == 1, err
+    assert not (shared / "hub").exists()
+
+
+def test_a_hub_students_could_not_read_is_refused(course, tmp_path, capsys):
+    """pytest's folders are root's alone (mode 700): students' servers could not read a hub there."""
+    assert write(course, "--student", STUDENT, out=tmp_path / "hub") == 1
+    err = capsys.readouterr().err
+    assert "students' servers must read their settings in" in err and "other users cannot enter" in err, err
     assert not (tmp_path / "hub").exists()
 
 
@@ -83,7 +102,7 @@ def test_an_exchange_inside_the_course_folder_is_refused(mini_course, tmp_path, 
     course = tmp_path / "course"
     shutil.copytree(mini_course[0], course)
     release.build_course(course, lecture_dir=mini_course[1], exchange=course / "exchange")  # build's default
-    assert write(course, "--student", STUDENT) == 1
+    assert write(course, "--student", STUDENT, out=tmp_path / "hub") == 1
     err = capsys.readouterr().err
     assert "is inside the course folder, which students must never enter" in err and "--exchange" in err, err
 
