@@ -1,5 +1,5 @@
-"""nano-course: the instructor's command line (build, student, grade, report, export), the authors'
-(notebooks, check, samples) and the grading benchmark (bench)."""
+"""nano-course: the instructor's command line (build, student, grade, report, export), where a class
+works (hub, site), the authors' (notebooks, check, samples) and the grading benchmark (bench)."""
 
 import argparse
 import os
@@ -107,6 +107,22 @@ def main(argv: list[str] | None = None) -> int:
                              "and list them, so that a grade given in the LMS by hand stands); without a "
                              "roster, a refused id the LMS does not know makes Moodle refuse the whole file")
 
+    hub = commands.add_parser("hub", help="write a JupyterHub for the course (students log in with their Unix "
+                                          "accounts; assignment list, formgrader, the exchange); --start runs it")
+    hub.add_argument("--course", type=Path, default=None, help=COURSE_HELP)
+    hub.add_argument("--out", type=Path, default=None, help="the hub's folder (default: hub beside the course folder)")
+    hub.add_argument("--instructor", required=True, metavar="USER", help="the instructor's Unix user")
+    hub.add_argument("--student", action="append", default=[], dest="students", metavar="USER",
+                     help="a student's Unix user (once for each)")
+    hub.add_argument("--ip", default="", help="the address to listen on (default: every interface)")
+    hub.add_argument("--port", type=int, default=8000,
+                     help="the port students open (default: %(default)s; the hub also takes the next two)")
+    hub.add_argument("--start", action="store_true", help="then start JupyterHub (as root)")
+
+    site = commands.add_parser("site", help="build the lectures as a static website (mystmd) from the student release")
+    site.add_argument("--course", type=Path, default=None, help=COURSE_HELP)
+    site.add_argument("--out", type=Path, default=None, help="the site's folder (default: COURSE/site)")
+
     samples = commands.add_parser("samples", help="write the sample class in fixtures/submissions from the release")
     samples.add_argument("--course", type=Path, default=None,
                          help="take the release of this built course (default: build one in a temporary folder)")
@@ -125,7 +141,7 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("--unsafe", action="store_true", help="with --behaviours: run without the sandbox")
 
     args = parser.parse_args(argv)
-    if args.command in ("grade", "remove", "replay", "report", "export") and args.course is None:
+    if args.command in ("grade", "remove", "replay", "report", "export", "hub", "site") and args.course is None:
         args.course = default_course()
     if args.command == "build" and args.out is None:
         args.out = default_course()
@@ -296,6 +312,36 @@ def _export(args) -> int:
     return 0
 
 
+def _hub(args) -> int:
+    from autograder.deploy import hub
+
+    course = args.course.resolve()
+    require(course)
+    served = hub.Hub(folder=(args.out or course.parent / "hub").resolve(), course=course,
+                     exchange=hub.exchange_of(course), instructor=args.instructor,
+                     students=tuple(args.students), bin=Path(sys.executable).parent, ip=args.ip, port=args.port)
+    config = hub.write(served)
+    warning = hub.python_warning(served)
+    if warning:
+        print(f"nano-course hub: {warning}", file=sys.stderr, flush=True)
+    print(f"wrote the hub in {served.folder}: students log in at {served.url} with their Unix passwords; "
+          f"start it as root with {shlex.quote(str(served.bin / 'jupyterhub'))} -f {shlex.quote(str(config))}"
+          " (or add --start)", flush=True)
+    if args.start:
+        hub.start(served)
+    return 0
+
+
+def _site(args) -> int:
+    from autograder.deploy import site
+
+    require(args.course)
+    out = site.build(args.course.resolve(), (args.out or args.course / "site").resolve(),
+                     echo=lambda line: print(line, flush=True))
+    print(f"built the site in {out}: open {out / 'index.html'}")
+    return 0
+
+
 def _samples(args) -> int:
     from autograder.authoring import samples
 
@@ -323,7 +369,7 @@ def _check(args) -> int:
 
 COMMANDS = {"build": _build, "student": _student, "grade": _grade, "bench": _bench, "report": _report,
             "replay": _replay, "remove": _remove,
-            "export": _export, "samples": _samples, "notebooks": _notebooks, "check": _check}
+            "export": _export, "hub": _hub, "site": _site, "samples": _samples, "notebooks": _notebooks, "check": _check}
 
 if __name__ == "__main__":
     sys.exit(main())
