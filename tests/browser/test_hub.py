@@ -37,7 +37,7 @@ from autograder.sandbox import bwrap
 from tests.browser.conftest import CHROMIUM_FLAGS, Shots
 from tests.browser.test_jupyterlab import expect
 from tests.project import reachable
-from tests.project.test_exchange import Users, _cannot
+from tests.project.test_exchange import Users, _cannot, remove_users
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -76,16 +76,6 @@ def _free_ports() -> int:
     raise RuntimeError("found no three free ports in a row")
 
 
-def _remove_users() -> None:
-    for user in (INSTRUCTOR, ANA, BEN):
-        try:
-            pwd.getpwnam(user)
-        except KeyError:
-            continue
-        subprocess.run(["pkill", "-KILL", "-u", user], capture_output=True)
-        subprocess.run(["userdel", "--remove", "--force", user], capture_output=True, check=True)
-
-
 def _stop(process: subprocess.Popen, pid_file: Path) -> None:
     """The hub, its proxy and anything left in their process group."""
     if process.poll() is None:
@@ -115,7 +105,7 @@ def running_hub(chromium_executable, screenshot_root):
                 "npm install -g configurable-http-proxy, as .ci/run does)")
     if not bwrap.available():
         _cannot(bwrap.MISSING)
-    _remove_users()
+    remove_users(INSTRUCTOR, ANA, BEN)
     shared = Path(tempfile.mkdtemp(prefix="nano-hub-"))
     log = shared / "jupyterhub.log"
     try:
@@ -152,7 +142,7 @@ def running_hub(chromium_executable, screenshot_root):
             finally:
                 if hub is not None:
                     _stop(hub, shared / "hub" / "state" / "jupyterhub-proxy.pid")
-                _remove_users()
+                remove_users(INSTRUCTOR, ANA, BEN)
     except reachable.Unreachable as reason:
         _cannot(str(reason))
     finally:

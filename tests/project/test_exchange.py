@@ -143,8 +143,9 @@ class Users:
         return done
 
 
-def _remove_users() -> None:
-    for user in (INSTRUCTOR, ALICE, BOB):
+def remove_users(*users: str) -> None:
+    """Remove these Unix users, their homes and their processes; those that do not exist are skipped."""
+    for user in users:
         try:
             pwd.getpwnam(user)
         except KeyError:
@@ -163,7 +164,7 @@ def unix_users():
         _cannot("the exchange round trip needs useradd, userdel, runuser and pkill")
     if not bwrap.available():
         _cannot(bwrap.MISSING)
-    _remove_users()  # what a killed run left
+    remove_users(INSTRUCTOR, ALICE, BOB)  # what a killed run left
     try:
         with reachable.reachable_bin() as venv_bin:
             try:
@@ -173,7 +174,7 @@ def unix_users():
                     os.chmod(f"/home/{user}", 0o700)  # as a shared server's homes should be
                 yield Users(venv_bin)
             finally:
-                _remove_users()  # their processes end before the venv they run from goes
+                remove_users(INSTRUCTOR, ALICE, BOB)  # their processes end before the venv they run from goes
     except reachable.Unreachable as reason:
         _cannot(str(reason))
 
