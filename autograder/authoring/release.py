@@ -360,9 +360,7 @@ def write_student_python(workspace: Path, python: str = sys.executable) -> None:
     launcher.write_text((STUDENT_TEMPLATES / "python").read_text(encoding="utf-8")
                         .replace("@PYTHON@", shlex.quote(python)), encoding="utf-8")
     launcher.chmod(0o755)
-    bashrc = workspace / STUDENT_LAB_CONFIG / "bashrc"
-    bashrc.write_text((STUDENT_TEMPLATES / "bashrc").read_text(encoding="utf-8")
-                      .replace("@BIN@", shlex.quote(str(Path(python).parent))), encoding="utf-8")
+    write_terminal_rc(workspace / STUDENT_LAB_CONFIG, python)
     # The kernel JupyterLab starts here (JUPYTER_PATH holds .jupyter): this Python, which first
     # runs startup.py, so that after a restart any section runs without the lecture's first cell.
     config = workspace / STUDENT_LAB_CONFIG
@@ -373,6 +371,13 @@ def write_student_python(workspace: Path, python: str = sys.executable) -> None:
     (config / "kernels" / "python3").mkdir(parents=True, exist_ok=True)
     (config / "kernels" / "python3" / "kernel.json").write_text(json.dumps(kernel, indent=2) + "\n",
                                                                 encoding="utf-8")
+
+
+def write_terminal_rc(folder: Path, python: str) -> None:
+    """Write the bashrc that JupyterLab's terminal starts with (write_student_lab_config points
+    its terminal at `folder`/bashrc): the user's startup files, then `python`'s folder first on PATH."""
+    (folder / "bashrc").write_text((STUDENT_TEMPLATES / "bashrc").read_text(encoding="utf-8")
+                                   .replace("@BIN@", shlex.quote(str(Path(python).parent))), encoding="utf-8")
 
 
 def solve_workspace(workspace: Path, root: Path = ROOT, lecture_dir: Path | None = None) -> Path:

@@ -8,10 +8,10 @@ PATH, so `nbgrader` and `nano-course` are the course's). The folder holds:
   `-f ....json` as it reads a `.py`): who may log in, the groups `nano-instructors` and
   `nano-students`, and the environment of each group's servers (`Spawner.group_overrides`);
 - `student/`: the Jupyter config folder every student's server reads (JUPYTER_CONFIG_PATH):
-  nbgrader's instructor parts off, exactly as in a workspace (release.write_student_lab_config),
-  nbgrader's course id and exchange, and JupyterLab settings (`lab-settings/overrides.json`)
-  that put the assignment list in a menu of its own, "Course", since the Nbgrader menu, which
-  also holds formgrader and Create Assignment, stays off;
+  nbgrader's instructor parts off, exactly as in a workspace (release.write_student_lab_config:
+  the Nbgrader menu holds the assignment list alone) with the terminal's bashrc, nbgrader's
+  course id and exchange, and JupyterLab opening on its file browser (a workspace opens lecture
+  01, which a student here has only once the assignment is fetched);
 - `instructor/`: the instructor's config folder: the course folder, for formgrader and nbgrader;
 - `state/` (root only): the hub's database, cookie secret and the proxy's pid file.
 
@@ -34,12 +34,6 @@ from autograder.course import require
 CONFIG = "jupyterhub_config.json"
 STUDENTS, INSTRUCTORS = "nano-students", "nano-instructors"
 PROXY = "configurable-http-proxy"
-ASSIGNMENT_LIST = "nbgrader:open-assignment-list"  # registered by @jupyter/nbgrader:assignment-list
-COURSE_MENU = {"id": "jp-mainmenu-nano-course", "label": "Course", "rank": 90,
-               "items": [{"command": ASSIGNMENT_LIST, "rank": 0}]}
-LAB_SETTINGS = {"@jupyterlab/mainmenu-extension:plugin": {"menus": [COURSE_MENU]},
-                # no question about the news feed, no update check: nothing a student must answer
-                "@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}}
 
 
 @dataclass(frozen=True)
@@ -125,16 +119,16 @@ def write(hub: Hub) -> Path:
     state = hub.folder / "state"
     state.mkdir(exist_ok=True)
     state.chmod(0o700)
-    settings = hub.folder / "student" / "lab-settings"
     for folder in ("student", "instructor"):
         if (hub.folder / folder).exists():
             shutil.rmtree(hub.folder / folder)
     student = hub.folder / "student" / "config"
     release.write_student_lab_config(student)
+    release.write_terminal_rc(student, str(hub.bin / "python"))
     _write_json(student / "nbgrader_config.json", _nbgrader(hub, course_root=False))
     server = json.loads((student / "jupyter_server_config.json").read_text(encoding="utf-8"))
-    _write_json(student / "jupyter_server_config.json", {**server, "LabApp": {"app_settings_dir": str(settings)}})
-    _write_json(settings / "overrides.json", LAB_SETTINGS)
+    server["LabApp"]["default_url"] = "/lab"
+    _write_json(student / "jupyter_server_config.json", server)
     instructor = hub.folder / "instructor" / "config"
     _write_json(instructor / "nbgrader_config.json", _nbgrader(hub, course_root=True))
     _write_json(hub.config, configuration(hub))

@@ -3,6 +3,7 @@ and what it refuses in one line. (tests/browser/test_hub.py runs a class on a re
 
 import json
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -67,13 +68,15 @@ def test_the_written_hub_is_what_jupyterhub_and_nbgrader_read(course, shared, ca
         assert reader.config.Exchange.root == str(shared / "exchange")
         assert reader.config.CourseDirectory.course_id == "nano"
         assert reader.config.CourseDirectory.get("root") == course_root, "students never name the course folder"
-    # The student's lab: nbgrader's instructor parts off, the assignment list in the Course menu.
+    # The student's lab: nbgrader's instructor parts off (its menu, which opens the assignment
+    # list, stays), opening on the file browser, the terminal starting with the course's Python first.
     page = json.loads((student_config / "labconfig" / "page_config.json").read_text())
     assert set(page["disabledExtensions"]) == set(release.INSTRUCTOR_LAB_PLUGINS)
+    assert "@jupyter/nbgrader:menu" not in page["disabledExtensions"]
     server = json.loads((student_config / "jupyter_server_config.json").read_text())
-    overrides = json.loads((Path(server["LabApp"]["app_settings_dir"]) / "overrides.json").read_text())
-    menu = overrides["@jupyterlab/mainmenu-extension:plugin"]["menus"][0]
-    assert menu["label"] == "Course" and menu["items"][0]["command"] == "nbgrader:open-assignment-list"
+    assert server["LabApp"]["default_url"] == "/lab"
+    rcfile = Path(server["ServerApp"]["terminado_settings"]["shell_command"][2])
+    assert rcfile.is_file() and f"PATH={Path(sys.executable).parent}:$PATH" in rcfile.read_text()
     assert str(course) not in "".join(p.read_text() for p in student_config.parent.rglob("*") if p.is_file())
 
 
