@@ -29,18 +29,26 @@ class StandInClient:
 
 
 @contextlib.contextmanager
-def offline_client():
+def offline_client(built_too=False):
     """nano.model._client is a StandInClient, and no key is set: a client call_model builds
-    itself cannot reach anything."""
+    itself cannot reach anything. With `built_too`, a client it builds is the stand-in as well
+    (anthropic.AsyncAnthropic returns it), so that what is sent is checked whether or not the
+    client is reused: that is the other check's business."""
     import nano.model
 
     saved_env = {k: os.environ.pop(k) for k in list(os.environ) if k.startswith("ANTHROPIC_")}
     os.environ["ANTHROPIC_BASE_URL"] = "http://127.0.0.1:9"
     stand_in, saved = StandInClient(), nano.model._client
     nano.model._client = stand_in
+    sdk = getattr(nano.model, "anthropic", None)
+    built = getattr(sdk, "AsyncAnthropic", None)
+    if built_too and built is not None:
+        sdk.AsyncAnthropic = lambda *args, **kwargs: stand_in
     try:
         yield stand_in
     finally:
+        if built_too and built is not None:
+            sdk.AsyncAnthropic = built
         nano.model._client = saved
         os.environ.pop("ANTHROPIC_BASE_URL", None)
         os.environ.update(saved_env)
@@ -62,7 +70,7 @@ async def calls_through(stand_in, *conversations):
 
 
 async def l05_call_model_sends_five_fields():
-    with offline_client() as stand_in:
+    with offline_client(built_too=True) as stand_in:
         await calls_through(stand_in, [{"role": "user", "content": "hi"}])
     assert len(stand_in.sent) == 1, f"one call_model must make one messages.create call, it made {len(stand_in.sent)} (section 1)"
     assert sorted(stand_in.sent[0]) == FIELDS, (

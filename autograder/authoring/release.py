@@ -393,6 +393,7 @@ def solve_workspace(workspace: Path, root: Path = ROOT, lecture_dir: Path | None
         for cell in nb.cells:
             grade_id = cell.metadata.get("nbgrader", {}).get("grade_id")
             if grade_id in answers:
-                cell.source = answers[grade_id].replace(f"{BEGIN}\n", "").replace(f"\n{END}", "")
+                cell.source = "\n".join(line for line in answers[grade_id].splitlines()
+                                         if line.strip() not in (BEGIN, END))
         nb_path.write_text(notebooks.render(nb), encoding="utf-8")
     return workspace

@@ -33,6 +33,7 @@ from autograder.course import require
 
 CONFIG = "jupyterhub_config.json"
 STUDENTS, INSTRUCTORS = "nano-students", "nano-instructors"
+SPAWN_TIMEOUT = 180  # seconds a user's server may take to start and to answer
 PROXY = "configurable-http-proxy"
 
 
@@ -156,6 +157,9 @@ def configuration(hub: Hub) -> dict:
         "Authenticator": {"allowed_users": sorted([hub.instructor, *hub.students])},
         "Spawner": {
             "cmd": [str(hub.bin / "jupyterhub-singleuser")],
+            # JupyterLab with nbgrader's extensions, started for a whole class logging in at once
+            # on one machine, can take longer than JupyterHub's defaults (60 s, 30 s to answer).
+            "start_timeout": SPAWN_TIMEOUT, "http_timeout": SPAWN_TIMEOUT,
             "default_url": "/lab",
             "environment": {"PATH": path, "JUPYTER_CONFIG_PATH": str(hub.folder / "student" / "config")},
             "group_overrides": {"1-instructors": {"groups": [INSTRUCTORS], "spawner_override": {
@@ -192,7 +196,7 @@ def start_refusal(hub: Hub) -> str | None:
     if shutil.which(PROXY) is None:
         return f"JupyterHub's proxy, {PROXY}, is not on PATH: npm install -g {PROXY} (Node.js 18 or newer)"
     if not (hub.bin / "jupyterhub").is_file():
-        return f"JupyterHub is not installed in {hub.bin.parent}: pip install -e '.[hub]' in the course repository"
+        return f"JupyterHub is not installed in {hub.bin.parent}: pip install -e '.[instructor]' in the course repository"
     return None
 
 

@@ -39,7 +39,9 @@ def expect(*args, **kwargs):
 def open_notebook(page, lab, shots, name: str) -> None:
     """Open `name` alone in a fresh JupyterLab layout and wait for its kernel to be idle."""
     layout = re.sub(r"\W", "-", Path(name).stem)  # a workspace of its own, reset: no other tabs
-    page.goto(lab.url(f"lab/workspaces/{layout}/tree/{name}", reset=""))
+    # Not waiting for the page's load event: on a loaded machine JupyterLab's bundles can take
+    # longer than a navigation's timeout, and the wait below (with its one reload) covers it.
+    page.goto(lab.url(f"lab/workspaces/{layout}/tree/{name}", reset=""), wait_until="commit")
     first_cell = page.locator(".jp-NotebookPanel .jp-Cell").first
     try:
         expect(first_cell).to_be_visible(timeout=OPEN_TIMEOUT)

@@ -28,11 +28,12 @@ from autograder.authoring.release import ROOT
 
 PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 # What each extra's package is imported as; nbclient and pyyaml come with the student's set
-# (nbgrader and jupyterlab need them), so a student's environment has them anyway.
+# (nbgrader and jupyterlab need them), so a student's environment has them anyway; jupyterhub and
+# mystmd are programs nano-course hub and site run, never imported.
 IMPORTED_AS = {"dask": ["dask", "distributed"], "jupytext": ["jupytext"],
                "matplotlib": ["matplotlib"], "psycopg": ["psycopg"], "nbval": ["nbval"],
                "playwright": ["playwright"], "pytest-xdist": ["xdist"], "hypothesis": ["hypothesis"],
-               "nbclient": [], "pyyaml": []}
+               "nbclient": [], "pyyaml": [], "jupyterhub": [], "mystmd": []}
 NOT_A_STUDENTS = sorted(m for modules in IMPORTED_AS.values() for m in modules)
 STUDENT_ONLY = Path(__file__).parent / "student_only"
 VENV_BIN = Path(sys.executable).parent

@@ -201,3 +201,18 @@ def test_real_course_reference_scores_ten_and_untouched_scores_zero(course, tmp_
     grades = {g.student: g for g in grade.grade_all(tmp_path / "subs", course, echo=lambda *_: None)}
     assert grades["reference"].scores == pytest.approx(expected), grades["reference"]
     assert grades["untouched"].scores == {k: 0.0 for k in expected}, grades["untouched"]
+
+
+def test_a_solved_workspace_holds_the_answers_without_markers(course, tmp_path):
+    """solve_workspace (the samples, the bench, the tests' perfect students) fills each answer
+    cell with the instructor's answer: valid Python with no solution markers, a function's
+    body indented as it was."""
+    solved = release.solve_workspace(release.make_workspace(course / "release" / "nano", tmp_path / "solved"))
+    answered = 0
+    for path in sorted(solved.glob("*.ipynb")):
+        for cell in notebooks.load(path).cells:
+            if cell.metadata.get("nbgrader", {}).get("solution") and cell.cell_type == "code":
+                assert BEGIN not in cell.source and END not in cell.source, (path.name, cell.source)
+                ast.parse(cell.source)  # a SyntaxError names the cell's line
+                answered += 1
+    assert answered, "no answer cell found"

@@ -1071,7 +1071,7 @@ def total(judge):
 
 
 BEHAVIOURS = [
-    # First: importing the SDK alone, in a fresh subject, can take a loaded machine 15 s.
+    # First: the first client built in a subject (whose start imports the SDK) is slow on a loaded machine.
     Behaviour("l05_call_model_sends_five_fields", drive_one_call, total(judge_one_call), timeout=60),
     Behaviour("l05_call_model_sends_five_fields", drive_five_fields, total(judge_five_fields), draw_request),
     Behaviour("l05_call_model_reuses_client", drive_fresh_import, total(judge_fresh_import)),

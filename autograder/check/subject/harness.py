@@ -495,6 +495,12 @@ def main() -> None:
         os.dup2(null, fd)
     sys.path.insert(0, workspace)
     os.chdir(workspace)
+    # The SDK, which nano/model.py and so every lecture from 05 on imports, is loaded in the
+    # process's start-up time (the driver's `startup`), not in the first behaviour's: on a loaded
+    # machine it takes tens of seconds, and a behaviour lost to it would lose the next one, in a
+    # fresh process, to it again.
+    with contextlib.suppress(ImportError):
+        import anthropic  # noqa: F401
     channel = Channel(fd_in, fd_out)
     subject = Subject(channel, workspace)
     while True:
