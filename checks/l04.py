@@ -17,12 +17,12 @@ def stand_in_preview(name, input):
 
 def diff_lines(shown, path: str, what: str) -> list[str]:
     """The lines of a preview that must be a unified diff of `path`."""
-    assert isinstance(shown, str), f"preview must return a str, not {type(shown).__name__} (section 4)"
+    assert isinstance(shown, str), f"preview must return a str, not {type(shown).__name__} (section 2)"
     lines = shown.splitlines()
     assert any(line.startswith("--- ") and path in line for line in lines), (
-        f"{what} preview must be a unified diff with a '--- a/<path>' line; it was {shown!r} (section 4)")
+        f"{what} preview must be a unified diff with a '--- a/<path>' line; it was {shown!r} (section 2)")
     assert any(line.startswith("+++ ") and path in line for line in lines), (
-        f"{what} preview must be a unified diff with a '+++ b/<path>' line; it was {shown!r} (section 4)")
+        f"{what} preview must be a unified diff with a '+++ b/<path>' line; it was {shown!r} (section 2)")
     return lines
 
 
@@ -30,8 +30,8 @@ def l04_preview_bash_command():
     from nano.gate import preview
 
     shown = preview("bash", {"command": "ls -la fixtures"})
-    assert isinstance(shown, str), f"preview must return a str, not {type(shown).__name__} (section 4)"
-    assert shown.rstrip("\n") == "$ ls -la fixtures", f'preview("bash", ...) must be "$ <command>"; it was {shown!r} (section 4)'
+    assert isinstance(shown, str), f"preview must return a str, not {type(shown).__name__} (section 2)"
+    assert shown.rstrip("\n") == "$ ls -la fixtures", f'preview("bash", ...) must be "$ <command>"; it was {shown!r} (section 2)'
 
 
 def l04_preview_edit_file_diff():
@@ -42,10 +42,10 @@ def l04_preview_edit_file_diff():
     lines = diff_lines(shown, "greet.py", "an edit_file")
     assert '-    return "helo"' in lines and '+    return "hello"' in lines, (
         "an edit_file preview must show the old line with '-' and the new line with '+', each on its own "
-        f"line; it was {shown!r} (section 4)")
+        f"line; it was {shown!r} (section 2)")
     assert " def greet():" in lines, (
         "an edit_file preview must diff the whole file, so the lines around the change appear as context "
-        f"(starting with a space); it was {shown!r} (section 4)")
+        f"(starting with a space); it was {shown!r} (section 2)")
 
 
 def l04_preview_write_file_diff():
@@ -56,9 +56,9 @@ def l04_preview_write_file_diff():
     lines = diff_lines(shown, "todo.txt", "a write_file")
     assert "-eggs" in lines and "+bread" in lines, (
         f"a write_file preview must diff the current text against the new content ('-eggs', '+bread'); "
-        f"it was {shown!r} (section 4)")
+        f"it was {shown!r} (section 2)")
     assert " milk" in lines, (
-        f"a write_file preview of an existing file must show unchanged lines as context; it was {shown!r} (section 4)")
+        f"a write_file preview of an existing file must show unchanged lines as context; it was {shown!r} (section 2)")
 
 
 def l04_preview_changes_nothing():
@@ -68,8 +68,8 @@ def l04_preview_changes_nothing():
     preview("edit_file", {"path": "greet.py", "old_string": "helo", "new_string": "hello"})
     preview("write_file", {"path": "new/notes.txt", "content": "hi\n"})
     assert Path("greet.py").read_text(encoding="utf-8") == 'print("helo")\n', (
-        "preview must not change the file: the edit happens only if the person says yes (section 4)")
-    assert not Path("new").exists(), "preview must not create a file: it only shows the change (section 4)"
+        "preview must not change the file: the edit happens only if the person says yes (section 2)")
+    assert not Path("new").exists(), "preview must not create a file: it only shows the change (section 2)"
 
 
 def l04_preview_never_raises():
@@ -82,15 +82,15 @@ def l04_preview_never_raises():
     except NotImplementedError:
         raise
     except Exception as exc:
-        raise AssertionError(f"preview must never raise; it raised {exc!r} (section 4)") from None
-    assert isinstance(shown, str), f"preview must return a str, not {type(shown).__name__} (section 4)"
+        raise AssertionError(f"preview must never raise; it raised {exc!r} (section 2)") from None
+    assert isinstance(shown, str), f"preview must return a str, not {type(shown).__name__} (section 2)"
     assert "a = 2" in shown, (
         "for an edit_file on a file that cannot be read, preview must still show the proposed new_string "
-        f"(a diff of old_string against new_string); it was {shown!r} (section 4)")
+        f"(a diff of old_string against new_string); it was {shown!r} (section 2)")
     assert isinstance(new, str) and "+fresh" in new.splitlines(), (
-        f"a write_file preview of a new file must show every line as added ('+fresh'); it was {new!r} (section 4)")
+        f"a write_file preview of a new file must show every line as added ('+fresh'); it was {new!r} (section 2)")
     assert isinstance(other, str) and "read_file" in other, (
-        f"for any other tool, preview must show the tool's name and input; it was {other!r} (section 4)")
+        f"for any other tool, preview must show the tool's name and input; it was {other!r} (section 2)")
 
 
 async def confirmed(answer: str, name: str = "bash", input: dict | None = None):

@@ -77,12 +77,12 @@ def _wrong(seen, key, what):
     shown = seen.get("shown") if isinstance(seen, dict) else None
     outcome = shown.get(key) if isinstance(shown, dict) else None
     if not isinstance(outcome, dict):
-        return f"preview gave nothing for {what} (section 4)"
+        return f"preview gave nothing for {what} (section 2)"
     if "raised" in outcome:
         return (f"preview must never raise, but for {what} it raised {_kind(outcome.get('raised'))}: "
-                f"{_str(outcome.get('message'))} (section 4)")
+                f"{_str(outcome.get('message'))} (section 2)")
     if not isinstance(outcome.get("value"), str):
-        return f"preview must return a str for {what}, not {_str(outcome.get('type'))} (section 4)"
+        return f"preview must return a str for {what}, not {_str(outcome.get('type'))} (section 2)"
     return None
 
 
@@ -112,7 +112,7 @@ def judge_bash(inputs, seen):
             return
         shown = _shown(seen, key)
         if shown.rstrip("\n") != f"$ {command}":
-            yield f'{what} must be "$ " + the command; it was {shown!r} (section 4)'
+            yield f'{what} must be "$ " + the command; it was {shown!r} (section 2)'
             return
 
 
@@ -145,34 +145,34 @@ def judge_edit(inputs, seen):
     greet, settings, celsius, notes = (_shown(seen, k) for k in ("greet", "settings", "celsius", "notes"))
     lines = greet.splitlines()
     if not _headers(lines, "greet.py"):
-        yield f"an edit_file preview must be a unified diff with '--- a/<path>' and '+++ b/<path>' lines; it was {greet!r} (section 4)"
+        yield f"an edit_file preview must be a unified diff with '--- a/<path>' and '+++ b/<path>' lines; it was {greet!r} (section 2)"
     elif '-    return "helo"' not in lines or '+    return "hello"' not in lines:
         yield ("an edit_file preview must show the old line with '-' and the new line with '+', each on its own "
-               f"line; it was {greet!r} (section 4)")
+               f"line; it was {greet!r} (section 2)")
     lines = settings.splitlines()
     if not _headers(lines, path):
-        yield f"an edit_file preview must have '--- a/{path}' and '+++ b/{path}' lines; it was {settings!r} (section 4)"
+        yield f"an edit_file preview must have '--- a/{path}' and '+++ b/{path}' lines; it was {settings!r} (section 2)"
     elif f"-TIMEOUT = {timeout}" not in lines or "+TIMEOUT = 90" not in lines:
         yield ("an edit_file preview must diff the whole file: the changed line appears whole, with '-' before and "
-               f"'+' after, even when old_string is only part of it; it was {settings!r} (section 4)")
+               f"'+' after, even when old_string is only part of it; it was {settings!r} (section 2)")
     elif f" NAME = 'svc_{tag}'" not in lines and f" RETRIES = 3  # id {tag}" not in lines:
         yield ("an edit_file preview must diff the whole file, so the lines around the change appear as context "
-               f"(starting with a space); it was {settings!r} (section 4)")
+               f"(starting with a space); it was {settings!r} (section 2)")
     lines = celsius.splitlines()
     if not _headers(lines, "fixtures/convert.py"):
-        yield f"the Celsius fix preview lacks its diff headers: {celsius!r} (section 4)"
+        yield f"the Celsius fix preview lacks its diff headers: {celsius!r} (section 2)"
     elif "-    return (c * 5) / 9 + 32" not in lines or "+    return (c * 9) / 5 + 32" not in lines:
-        yield f"the Celsius fix preview must show the old and new return lines; it was {celsius!r} (section 4)"
+        yield f"the Celsius fix preview must show the old and new return lines; it was {celsius!r} (section 2)"
     elif " def celsius_to_fahrenheit(c):" not in lines:
-        yield f"the Celsius fix preview must show context lines around the change; it was {celsius!r} (section 4)"
+        yield f"the Celsius fix preview must show context lines around the change; it was {celsius!r} (section 2)"
     lines = notes.splitlines()
     if not _headers(lines, name):
-        yield f"the preview of an edit to {name} lacks its diff headers: {notes!r} (section 4)"
+        yield f"the preview of an edit to {name} lacks its diff headers: {notes!r} (section 2)"
     else:
         for expected in ["-second", f"-third {tag}", "+2nd", f"+3rd {tag}"]:
             if expected not in lines:
                 yield (f"the preview of a two-line edit must show {expected!r} on a line of its own (a file whose last "
-                       f"line has no newline must not make diff lines run together); it was {notes!r} (section 4)")
+                       f"line has no newline must not make diff lines run together); it was {notes!r} (section 2)")
                 return
 
 
@@ -200,26 +200,26 @@ def judge_write(inputs, seen):
     todo, new, cfg = (_shown(seen, k) for k in ("todo", "new", "ini"))
     lines = todo.splitlines()
     if not _headers(lines, "todo.txt"):
-        yield f"a write_file preview must be a unified diff with '---' and '+++' lines naming the path; it was {todo!r} (section 4)"
+        yield f"a write_file preview must be a unified diff with '---' and '+++' lines naming the path; it was {todo!r} (section 2)"
     elif "-eggs" not in lines or "+bread" not in lines:
         yield ("a write_file preview must diff the current text against the new content ('-eggs', '+bread'); "
-               f"it was {todo!r} (section 4)")
+               f"it was {todo!r} (section 2)")
     lines = new.splitlines()
     removed = [line for line in lines if line.startswith("-") and not line.startswith("---")]
     if not _headers(lines, new_path, new_file=True):
         yield (f"the preview of a write_file creating {new_path} must be a unified diff, with a '---' line and a "
-               f"'+++' line naming it; it was {new!r} (section 4)")
+               f"'+++' line naming it; it was {new!r} (section 2)")
     elif f"+# Project {tag}" not in lines or f"+Run `make {tag}` to build." not in lines:
-        yield f"the preview of a write_file creating a new file must show each line added ('+'); it was {new!r} (section 4)"
+        yield f"the preview of a write_file creating a new file must show each line added ('+'); it was {new!r} (section 2)"
     elif removed:
-        yield f"a new file has nothing to remove, but the preview shows {removed} (section 4)"
+        yield f"a new file has nothing to remove, but the preview shows {removed} (section 2)"
     lines = cfg.splitlines()
     if not _headers(lines, ini):
-        yield f"the preview of a write_file to {ini} must be a unified diff naming it; it was {cfg!r} (section 4)"
+        yield f"the preview of a write_file to {ini} must be a unified diff naming it; it was {cfg!r} (section 2)"
     elif "-port = 8080" not in lines or f"+port = 9{tag[:3]}" not in lines:
-        yield f"a write_file preview must diff the file's current text against the new content; it was {cfg!r} (section 4)"
+        yield f"a write_file preview must diff the file's current text against the new content; it was {cfg!r} (section 2)"
     elif " [server]" not in lines:
-        yield f"a write_file preview of an existing file must show unchanged lines as context; it was {cfg!r} (section 4)"
+        yield f"a write_file preview of an existing file must show unchanged lines as context; it was {cfg!r} (section 2)"
 
 
 # --- preview changes nothing -----------------------------------------------------------------
@@ -272,19 +272,19 @@ def judge_unchanged(inputs, seen):
     raised = seen.get("raised") if isinstance(seen, dict) else None
     if isinstance(raised, list) and raised:
         first = raised[0] if isinstance(raised[0], dict) else {}
-        yield f"preview must never raise, but it raised {_kind(first.get('raised'))}: {_str(first.get('message'))} (section 4)"
+        yield f"preview must never raise, but it raised {_kind(first.get('raised'))}: {_str(first.get('message'))} (section 2)"
     if after.get("greet") != 'print("helo")\n':
-        yield "preview must not change the file: the edit happens only if the person says yes (section 4)"
+        yield "preview must not change the file: the edit happens only if the person says yes (section 2)"
     elif after.get("edit") != inputs["original"]:
-        yield "preview of edit_file must not change the file (section 4)"
+        yield "preview of edit_file must not change the file (section 2)"
     elif after.get("write") != inputs["original"]:
-        yield "preview of write_file must not change the existing file (section 4)"
+        yield "preview of write_file must not change the existing file (section 2)"
     elif after.get("new_folder") is not False:
-        yield "preview of write_file must not create the file or its folders: nothing happens before a yes (section 4)"
+        yield "preview of write_file must not create the file or its folders: nothing happens before a yes (section 2)"
     elif after.get("ran") is not False:
-        yield "preview of bash must not run the command (section 4)"
+        yield "preview of bash must not run the command (section 2)"
     elif after.get("names") != ["lib"]:
-        yield f"preview must not create anything; the folder now holds {_str(after.get('names'))} (section 4)"
+        yield f"preview must not create anything; the folder now holds {_str(after.get('names'))} (section 2)"
     else:
         tag = inputs["tag"]
         wanted = [("+", "hello"), ("+", f"['{tag}']"), ("+", f"gone {tag}"), ("+", f"hello {tag}"),
@@ -294,7 +294,7 @@ def judge_unchanged(inputs, seen):
             text = shown[index] if index < len(shown) else None
             if not _line(text, start, piece):
                 yield (f"preview must show what would happen (a line starting {start!r} with {piece!r}); it "
-                       f"returned {_str(text)}: changing nothing is half of its job (section 4)")
+                       f"returned {_str(text)}: changing nothing is half of its job (section 2)")
                 return
 
 
@@ -340,9 +340,9 @@ def judge_never_raises(inputs, seen):
     tag, last = inputs["tag"], str(len(inputs["what"]) - 1)
     if not _line(_shown(seen, "1"), "+", f"x = '{tag}'"):
         yield ("for an edit_file on a file that cannot be read, preview must still show the proposed new_string "
-               f"(a diff of old_string against new_string); it was {_shown(seen, '1')!r} (section 4)")
+               f"(a diff of old_string against new_string); it was {_shown(seen, '1')!r} (section 2)")
     if f"teleport_{tag}" not in _shown(seen, last):
-        yield f"for any other tool, preview must show the tool's name and input; it was {_shown(seen, last)!r} (section 4)"
+        yield f"for any other tool, preview must show the tool's name and input; it was {_shown(seen, last)!r} (section 2)"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -400,7 +400,7 @@ def _raised(question, got):
     """The message for a confirm that called input(), raised, or could not be run; or None."""
     outcome = _outcome(got)
     if got.get("input_called") is True:
-        return "confirm called input(): it must ask through the asker it is given (section 3)"
+        return "confirm called input(): it must ask through the asker it is given (section 4)"
     if not outcome:
         return "confirm could not be run to its end (section 5)"
     if "raised" not in outcome:
