@@ -103,3 +103,11 @@ def needs_bwrap_or_unsafe():
     from autograder.sandbox import bwrap
 
     return [] if bwrap.available() else ["--unsafe"]
+
+
+def test_nano_workers_sets_how_many_students_are_graded_at_once():
+    assert grade.default_workers({}) == min(8, 4 * (os.cpu_count() or 1))
+    assert grade.default_workers({"NANO_WORKERS": "3"}) == 3
+    for nonsense in ("0", "two", "-1"):
+        with pytest.raises(ValueError, match="NANO_WORKERS must be a whole number"):
+            grade.default_workers({"NANO_WORKERS": nonsense})

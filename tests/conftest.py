@@ -1,0 +1,13 @@
+"""Settings for the whole suite, which `./run tests` runs in three pytest-xdist workers.
+
+Several of them grade a class at the same time, each by default with four students per CPU
+(grade.default_workers): on two cores that is a load of twenty and more, at which kernels miss
+their interrupts and cells their time limits. Each grading run here takes two students at once
+unless it names its own number; `nano-course grade` run by a test inherits it.
+"""
+
+import os
+
+from autograder.grading import grade
+
+os.environ.setdefault(grade.WORKERS_VARIABLE, "2")
