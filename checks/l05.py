@@ -41,13 +41,13 @@ def offline_client(built_too=False):
     stand_in, saved = StandInClient(), nano.model._client
     nano.model._client = stand_in
     sdk = getattr(nano.model, "anthropic", None)
-    built = getattr(sdk, "AsyncAnthropic", None)
-    if built_too and built is not None:
+    built = getattr(sdk, "AsyncAnthropic", None) if built_too else None
+    if built is not None:
         sdk.AsyncAnthropic = lambda *args, **kwargs: stand_in
     try:
         yield stand_in
     finally:
-        if built_too and built is not None:
+        if built is not None:
             sdk.AsyncAnthropic = built
         nano.model._client = saved
         os.environ.pop("ANTHROPIC_BASE_URL", None)
