@@ -53,12 +53,22 @@ def open_notebook(page, lab, shots, name: str) -> None:
                       f"(see {picture})")
         page.reload()
         expect(first_cell).to_be_visible(timeout=OPEN_TIMEOUT)
+    reset_done(page)
     kernel = page.locator(".jp-StatusBar-Widget", has_text=re.compile(r"Python 3 \(ipykernel\) \| Idle"))
     expect(kernel.first).to_be_visible(timeout=OPEN_TIMEOUT)
     # The notebooks carry kernelspec metadata, so JupyterLab starts the kernel without asking.
     expect(page.locator(".jp-Dialog"), "a dialog (a kernel picker?) opened with the notebook").to_have_count(0)
     expect(page.locator(".jp-NotebookPanel-toolbar .jp-KernelName")).to_have_text("Python 3 (ipykernel)")
     shots("opened")
+
+
+def reset_done(page) -> None:
+    """Wait until JupyterLab has cleared the layout a `?reset` address asked for.
+
+    JupyterLab then drops `reset` from the address. Before that, any change of address (a click on
+    an in-page `#` link) routes `?reset` a second time, and JupyterLab answers by reloading the page,
+    closing whatever the test had opened."""
+    expect(page).not_to_have_url(re.compile(r"[?&]reset"), timeout=OPEN_TIMEOUT)
 
 
 def run_all(page) -> None:

@@ -23,7 +23,7 @@ import pytest
 
 from autograder.authoring import release
 from tests.browser.conftest import running_lab
-from tests.browser.test_jupyterlab import expect, open_notebook
+from tests.browser.test_jupyterlab import expect, open_notebook, reset_done
 from tests.project.test_course_python import home_with_another_python
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -51,6 +51,13 @@ def nbgrader_menu(page) -> list[str]:
     return entries.all_inner_texts()
 
 
+def open_empty_workspace(page, lab, name: str) -> None:
+    """Open a fresh, empty JupyterLab layout: the Launcher alone, the reset done."""
+    page.goto(lab.url(f"lab/workspaces/{name}", reset=""))
+    expect(page.locator(".jp-LauncherCard").first).to_be_visible(timeout=60_000)
+    reset_done(page)
+
+
 def test_student_lab_shows_no_instructor_parts(page, shots, lab):
     """The student's lab: the Nbgrader menu holds the assignment list alone; no Create
     Assignment, no formgrader or course list."""
@@ -73,6 +80,7 @@ def test_instructor_lab_keeps_nbgrader(browser, solved_workspace, tmp_path_facto
         try:
             tab.goto(lab.url("lab/workspaces/instructor/tree/01-shape-of-an-agent.ipynb", reset=""))
             expect(tab.locator(".jp-NotebookPanel .jp-Cell").first).to_be_visible(timeout=60_000)
+            reset_done(tab)
             for name, part in instructor_parts(tab).items():
                 expect(part.first, f"{name} is missing from the instructor's lab").to_be_visible()
             assert {"Assignment List", "Course List", "Formgrader"} <= set(nbgrader_menu(tab))
@@ -106,8 +114,7 @@ def test_a_student_opens_the_assignment_list_fetches_submits_and_validates(brows
     with running_lab(student, tmp_path / "lab-home") as lab:
         tab = browser.new_page()
         try:
-            tab.goto(lab.url("lab/workspaces/assignments", reset=""))
-            expect(tab.locator(".lm-MenuBar-itemLabel", has_text="Nbgrader")).to_be_visible(timeout=60_000)
+            open_empty_workspace(tab, lab, "assignments")
             assert nbgrader_menu(tab) == ["Assignment List"]
             tab.locator(".lm-Menu-itemLabel", has_text="Assignment List").click()
             released = tab.locator("#released_assignments_list .list_item", has_text=release.ASSIGNMENT)
@@ -149,7 +156,7 @@ def test_a_terminal_in_the_student_lab_runs_the_course_python(browser, solved_wo
     with running_lab(solved_workspace, tmp_path / "lab-home", extra_env={"HOME": str(home)}) as lab:
         tab = browser.new_page()
         try:
-            tab.goto(lab.url("lab/workspaces/terminal", reset=""))
+            open_empty_workspace(tab, lab, "terminal")
             tab.locator(".jp-LauncherCard", has_text="Terminal").click()
             terminal = tab.locator(".jp-Terminal")
             expect(terminal).to_be_visible(timeout=60_000)
