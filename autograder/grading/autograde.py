@@ -35,12 +35,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-if __name__ == "__main__":
-    # A worker process. jsonschema, which nbformat imports, builds 38 lark parsers at import to
-    # check one string format ("iri") that no notebook or nbgrader schema uses: 1 to 2 s of CPU
-    # per worker, saved by not letting it find their package.
-    sys.modules.setdefault("rfc3987_syntax", None)
-
 from autograder import limits
 from autograder.authoring import notebooks, release
 from autograder.check import independent
