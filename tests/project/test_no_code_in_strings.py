@@ -11,8 +11,6 @@ import ast
 import functools
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[2]
 FOLDERS = ("autograder", "nano", "tests", "checks")
 LEFT_OUT = ("__pycache__", "student_only", "payloads")

@@ -9,7 +9,6 @@ behaviour of the course on it: none may pass.
 """
 
 import concurrent.futures
-import shutil
 from pathlib import Path
 
 import pytest

@@ -15,7 +15,6 @@ import shutil
 import pytest
 
 from autograder.authoring import notebooks, release
-from autograder.check import independent
 from autograder.authoring.mutants import MORE_MUTANTS, MUTANTS, apply
 from tests.project.one_class import PAYLOADS, function_bodies, replace_solution
 from tests.project.test_verify import check, refused, solved  # noqa: F401 (fixtures)
