@@ -7,7 +7,14 @@ unless it names its own number; `nano-course grade` run by a test inherits it.
 """
 
 import os
+import signal
 
 from autograder.grading import grade
 
 os.environ.setdefault(grade.WORKERS_VARIABLE, "2")
+
+# A suite started in the background by a shell without job control (`./run tests &` in a script)
+# inherits Ctrl-C ignored, and so would every command a test starts. The tests that press Ctrl-C
+# need it as a terminal has it.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
