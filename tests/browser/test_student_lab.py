@@ -53,7 +53,7 @@ def nbgrader_menu(page) -> list[str]:
 
 def open_empty_workspace(page, lab, name: str) -> None:
     """Open a fresh, empty JupyterLab layout: the Launcher alone, the reset done."""
-    page.goto(lab.url(f"lab/workspaces/{name}", reset=""))
+    page.goto(lab.url(f"lab/workspaces/{name}", reset=""), wait_until="commit")  # as open_notebook
     expect(page.locator(".jp-LauncherCard").first).to_be_visible(timeout=60_000)
     reset_done(page)
 

@@ -164,8 +164,7 @@ def test_mini_pipeline_grades_each_behaviour_by_its_points(mini_course, tmp_path
     points = notebooks.points(notebooks.load(lectures / "01-mini.ipynb"))
     release_dir = course / "release" / "nano"
     subs = tmp_path / "subs"
-    release.solve_workspace(release.make_workspace(release_dir, subs / "perfect"),
-                                      lecture_dir=lectures)
+    release.solve_workspace(release.make_workspace(release_dir, subs / "perfect"), lecture_dir=lectures)
     release.make_workspace(release_dir, subs / "untouched")
     partial = release.make_workspace(release_dir, subs / "partial")
     protocol = partial / "nano" / "protocol.py"
