@@ -201,7 +201,7 @@ def png_size(uri: str) -> tuple[int, int]:
     return struct.unpack(">II", data[16:24])
 
 
-def test_the_failure_chart_of_the_whole_course_fits_a_screen():
+def test_each_lectures_failure_chart_fits_a_screen_at_its_own_size():
     cells, words, lectures, points = [], {}, {}, {}
     for path in LECTURES:
         nb = notebooks.load(path)
@@ -217,8 +217,12 @@ def test_the_failure_chart_of_the_whole_course_fits_a_screen():
                                   {s: dict.fromkeys(points, 1.0) for s in students}, cells, failed, words, [], untried)
     assert len(cells) > 60
     assert all(results.wrong(g) == who[len(who) // 2:] for g, who in failed.items())
-    width, height = png_size(report.failure_plot(results))
-    assert width <= 1500 and height <= 1000, (width, height)  # shown at most 64rem (1024 px) wide
+    for number in points:
+        width, height = png_size(report.failure_plot(results, number))
+        # The page is at most 64rem (1024 px) wide: a chart no wider is not shrunk, nor its labels.
+        assert width <= 1024 and height <= 1000, (number, width, height)
+    width, height = png_size(report.distribution_plot(results))
+    assert width <= 1024 and height <= 1000, ("histograms", width, height)
 
 
 @pytest.mark.slow
