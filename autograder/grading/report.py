@@ -5,10 +5,10 @@ listed in grades.csv) and writes `COURSE/report.html`: the distribution of each 
 scores and of the total, and the failure rate of every graded behaviour, as plots (matplotlib,
 Agg, embedded as PNG data URIs, each at most one screen and shown at its own size: the histograms,
 then one chart per lecture whose bars are labelled by the behaviour's words) and as tables: the
-histograms' counts, and every behaviour in words (feedback.described) with, a click away, the
+histograms' counts, and every behaviour in words (outcomes.described) with, a click away, the
 students who lost points on it, each linked to their feedback page; plus the hand-ins that could
 not be graded. A student who lost points on a behaviour either got it wrong or did not attempt it
-(its function still the stub, its question unanswered: feedback.Behaviour.not_attempted); the
+(its function still the stub, its question unanswered: outcomes.Behaviour.not_attempted); the
 charts show the two apart by pattern as well as by shade, with the percentages written out, and
 each chart's alt text says what it shows and where its numbers are, so that none of it is told by
 colour or by the picture alone.
@@ -54,7 +54,7 @@ class ClassResults:
 def read_results(course: Path) -> ClassResults:
     from nbgrader.api import MissingEntry
 
-    from autograder.grading import feedback, gradebook, results
+    from autograder.grading import gradebook, outcomes, results
 
     facts = Course.at(course)
     release_dir = facts.release_dir
@@ -62,8 +62,8 @@ def read_results(course: Path) -> ClassResults:
     titles, points, cells, words = {}, {}, [], {}
     for name, number in lectures.items():
         nb = notebooks.load(release_dir / f"{name}.ipynb")
-        titles[number] = feedback.title_of(nb) or name
-        words |= {grade_id: d.words for grade_id, d in feedback.described(nb).items()}
+        titles[number] = outcomes.title_of(nb) or name
+        words |= {grade_id: d.words for grade_id, d in outcomes.described(nb).items()}
         cell_points = notebooks.points(nb)
         points[number] = round(sum(cell_points.values()), 3)
         cells += [(number, grade_id, p) for grade_id, p in cell_points.items()]
@@ -98,7 +98,7 @@ def read_results(course: Path) -> ClassResults:
                             lost.append((student, nb.name))
     not_attempted: dict[str, list[str]] = {grade_id: [] for grade_id in failed}
     for student, notebook in lost:  # what the student's feedback page says of each failure
-        for b in feedback.behaviours(course, student, notebook) or []:
+        for b in outcomes.behaviours(course, student, notebook) or []:
             if b.grade_id in failed and b.not_attempted(problems.get(student, ())):
                 not_attempted[b.grade_id].append(student)
     not_graded = [(s, ungraded[s]) for s in listed if s in ungraded]
@@ -272,8 +272,7 @@ def write_report(course: Path) -> Path:
 median {statistics.median(totals):.2f}, lowest {min(totals):g}, highest {max(totals):g}.
 Each student's own pages are in <code>feedback/&lt;student_id&gt;/index.html</code>.</p>
 <h2>Scores per lecture</h2>
-<img alt="Histograms of the scores of each lecture and of the total; the numbers are in the second table below"
- src="{distribution_plot(results)}">
+<img alt="Histograms of the scores of each lecture and of the total; the numbers are in the second table below" src="{distribution_plot(results)}">
 <table><caption>Each lecture's scores</caption><tr><th>lecture</th><th class=num>points</th><th class=num>mean</th><th class=num>median</th>
 <th class=num>full points</th></tr>
 {''.join(lecture_rows)}</table>
