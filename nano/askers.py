@@ -126,8 +126,11 @@ class WidgetAsker:
 
 # A focus ring a student sees at a glance: JupyterLab's own is a 1-pixel line. (The HTML widget
 # shows the prompt; a style element in it holds for the page.)
+# The row has room for the ring, and the buttons a gap, so that no neighbour hides part of it.
 FOCUS_STYLE = ("<style>.nano-ask .jupyter-button:focus-visible, .nano-ask input:focus-visible "
                "{outline: 3px solid #1a5fb4; outline-offset: 2px;} "
+               ".nano-ask .widget-hbox {padding: 6px 4px; overflow: visible;} "
+               ".nano-ask .jupyter-button {margin-right: 8px;} "
                ".nano-ask pre.nano-prompt {white-space: pre-wrap; margin: 0;}</style>")
 
 

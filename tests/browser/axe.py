@@ -23,11 +23,12 @@ STRUCTURE = frozenset({"heading-order", "page-has-heading-one", "empty-heading",
                        "scope-attr-valid", "document-title", "html-has-lang"})
 
 
-def audit(page) -> list[dict]:
-    """axe-core's violations on `page` (as loaded now) that this project counts as failures."""
+def audit(page, within: str | None = None) -> list[dict]:
+    """axe-core's violations on `page` (as loaded now; only in the elements CSS selector `within`
+    matches, if given) that this project counts as failures."""
     from axe_playwright_python.sync_playwright import Axe
 
-    found = Axe().run(page, options={"resultTypes": ["violations"]}).response["violations"]
+    found = Axe().run(page, context=within, options={"resultTypes": ["violations"]}).response["violations"]
     return [v for v in found if counts(v)]
 
 
