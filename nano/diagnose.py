@@ -21,7 +21,7 @@ from typing import Any
 PACKAGE = Path(__file__).resolve().parent
 ROOT = PACKAGE.parent  # the workspace: the folder holding nano/ and ok
 SETUP_CHECK = "./ok 00"
-HELPERS = frozenset({"testing.py", "trace.py", "server.py"})  # given helpers the checks call
+HELPERS = frozenset({"testing.py", "trace.py", "server.py", "askers.py"})  # given helpers the checks call
 # The packages the workspace imports that a bare Python lacks: their absence means the wrong Python.
 COURSE_PACKAGES = frozenset({"anthropic", "IPython", "ipykernel", "ipywidgets", "pytest"})
 

@@ -35,6 +35,7 @@ CONFIG = "jupyterhub_config.json"
 STUDENTS, INSTRUCTORS = "nano-students", "nano-instructors"
 SPAWN_TIMEOUT = 180  # seconds a user's server may take to start and to answer
 PROXY = "configurable-http-proxy"
+TEMPLATES = Path(__file__).with_name("hub_templates")  # page.html: JupyterHub's, its orange darkened to 5.3:1
 
 
 @dataclass(frozen=True)
@@ -151,6 +152,7 @@ def configuration(hub: Hub) -> dict:
             "cookie_secret_file": str(state / "jupyterhub_cookie_secret"),
             "load_groups": {STUDENTS: {"users": list(hub.students)},
                             INSTRUCTORS: {"users": [hub.instructor]}},
+            "template_paths": [str(TEMPLATES)],  # JupyterHub's own pages, their contrast raised
         },
         "ConfigurableHTTPProxy": {"api_url": f"http://127.0.0.1:{hub.port + 2}",
                                   "pid_file": str(state / "jupyterhub-proxy.pid")},

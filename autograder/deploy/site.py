@@ -140,17 +140,21 @@ def page_html(page: Page, pages: list[Page]) -> str:
 
 def shell(title: str, main: str, pages: list[Page], current: str) -> str:
     """A whole page: the navigation (every page, the trace, search) beside `main`."""
-    links = "".join(f"<li{' class=current' if p.slug == current else ''}><a href='{p.slug}.html'>"
-                    f"{html.escape(p.title)}</a></li>" for p in pages)
-    links += (f"<li{' class=current' if current == TRACE_PAGE else ''}><a href='{TRACE_PAGE_FILE}'>"
-              "The Celsius trace</a></li>")
+    def item(slug: str, href: str, text: str) -> str:
+        here = " class=current aria-current='page'" if slug == current else ""
+        return f"<li><a href='{href}'{here}>{html.escape(text)}</a></li>"
+
+    links = "".join(item(p.slug, f"{p.slug}.html", p.title) for p in pages)
+    links += item(TRACE_PAGE, TRACE_PAGE_FILE, "The Celsius trace")
     return ("<!DOCTYPE html>\n<html lang='en'>\n<head>\n<meta charset='utf-8'>\n"
             "<meta name='viewport' content='width=device-width, initial-scale=1'>\n"
             f"<title>{html.escape(title)} · nano</title>\n<link rel='stylesheet' href='style.css'>\n"
-            "</head>\n<body>\n<nav>\n<a class='home' href='index.html'>nano</a>\n"
-            "<input id='search' type='search' placeholder='Search the lectures' aria-label='Search'>\n"
-            f"<ol id='results'></ol>\n<ul class='toc'>{links}</ul>\n</nav>\n"
-            f"<main>\n{main}\n</main>\n<script src='search-index.js'></script>\n"
+            "</head>\n<body>\n<a class='skip' href='#content'>Skip to the page's content</a>\n"
+            "<nav aria-label='The lectures'>\n<a class='home' href='index.html'>nano</a>\n"
+            "<input id='search' type='search' placeholder='Search the lectures' aria-label='Search the lectures'>\n"
+            "<ol id='results' aria-live='polite' aria-label='Search results'></ol>\n"
+            f"<ul class='toc'>{links}</ul>\n</nav>\n"
+            f"<main id='content'>\n{main}\n</main>\n<script src='search-index.js'></script>\n"
             "<script src='search.js'></script>\n</body>\n</html>\n")
 
 

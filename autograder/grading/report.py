@@ -3,19 +3,23 @@
 `write_report` reads the course's gradebook (the students of the last `nano-course grade`, as
 listed in grades.csv) and writes `COURSE/report.html`: the distribution of each lecture's
 scores and of the total, and the failure rate of every graded behaviour, as plots (matplotlib,
-Agg, embedded as PNG data URIs, each one screen at most: one small panel per lecture) and as a
-table that says each behaviour in words (feedback.described) and lists, a click away, the
-students who lost points on it with a link to their feedback page; plus the hand-ins that could
+Agg, embedded as PNG data URIs, each at most one screen and shown at its own size: the histograms,
+then one chart per lecture whose bars are labelled by the behaviour's words) and as tables: the
+histograms' counts, and every behaviour in words (outcomes.described) with, a click away, the
+students who lost points on it, each linked to their feedback page; plus the hand-ins that could
 not be graded. A student who lost points on a behaviour either got it wrong or did not attempt it
-(its function still the stub, its question unanswered: feedback.Behaviour.not_attempted); the
-plot and the table show the two apart.
+(its function still the stub, its question unanswered: outcomes.Behaviour.not_attempted); the
+charts show the two apart by pattern as well as by shade, with the percentages written out, and
+each chart's alt text says what it shows and where its numbers are, so that none of it is told by
+colour or by the picture alone.
 """
 
 import base64
+import bisect
 import html
 import io
-import re
 import statistics
+import textwrap
 import urllib.parse
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -50,7 +54,7 @@ class ClassResults:
 def read_results(course: Path) -> ClassResults:
     from nbgrader.api import MissingEntry
 
-    from autograder.grading import feedback, gradebook, results
+    from autograder.grading import gradebook, outcomes, results
 
     facts = Course.at(course)
     release_dir = facts.release_dir
@@ -58,8 +62,8 @@ def read_results(course: Path) -> ClassResults:
     titles, points, cells, words = {}, {}, [], {}
     for name, number in lectures.items():
         nb = notebooks.load(release_dir / f"{name}.ipynb")
-        titles[number] = feedback.title_of(nb) or name
-        words |= {grade_id: d.words for grade_id, d in feedback.described(nb).items()}
+        titles[number] = outcomes.title_of(nb) or name
+        words |= {grade_id: d.words for grade_id, d in outcomes.described(nb).items()}
         cell_points = notebooks.points(nb)
         points[number] = round(sum(cell_points.values()), 3)
         cells += [(number, grade_id, p) for grade_id, p in cell_points.items()]
@@ -94,7 +98,7 @@ def read_results(course: Path) -> ClassResults:
                             lost.append((student, nb.name))
     not_attempted: dict[str, list[str]] = {grade_id: [] for grade_id in failed}
     for student, notebook in lost:  # what the student's feedback page says of each failure
-        for b in feedback.behaviours(course, student, notebook) or []:
+        for b in outcomes.behaviours(course, student, notebook) or []:
             if b.grade_id in failed and b.not_attempted(problems.get(student, ())):
                 not_attempted[b.grade_id].append(student)
     not_graded = [(s, ungraded[s]) for s in listed if s in ungraded]
@@ -107,74 +111,99 @@ def _png(fig) -> str:
 
     FigureCanvasAgg(fig)
     buffer = io.BytesIO()
-    fig.savefig(buffer, format="png", dpi=110, bbox_inches="tight")
+    fig.savefig(buffer, format="png", dpi=DPI, bbox_inches="tight")
     return "data:image/png;base64," + base64.b64encode(buffer.getvalue()).decode("ascii")
 
 
+DPI = 110
+WIDTH = 8.4  # inches: about 930 pixels, under the page's 64rem, so a chart is shown at its own size
+BINS = 10  # a histogram's bars: tenths of the lecture's points
+
+
+def histogram(values: list[float], top: float) -> list[int]:
+    """Students per tenth of `top` points, the last tenth closed (as matplotlib's hist counts)."""
+    edges = [top * k / BINS for k in range(BINS + 1)]
+    counts = [0] * BINS
+    for value in values:
+        counts[min(max(bisect.bisect_right(edges, value) - 1, 0), BINS - 1)] += 1
+    return counts
+
+
+def distributions(results: ClassResults) -> dict[str, tuple[float, list[int]]]:
+    """"01".. and "total" -> (the points it is out of, `histogram` of the students' scores)."""
+    found = {number: (results.points[number], histogram([s[number] for s in results.scores.values()],
+                                                        results.points[number]))
+             for number in sorted(results.points)}
+    found["total"] = (sum(results.points.values()),
+                      histogram([sum(s.values()) for s in results.scores.values()], sum(results.points.values())))
+    return found
+
+
 def distribution_plot(results: ClassResults) -> str:
-    """One histogram per lecture and one of the total, as a PNG data URI."""
+    """One histogram per lecture and one of the total, as a PNG data URI (`distributions`' numbers)."""
     from matplotlib.figure import Figure
 
-    numbers = sorted(results.points)
-    panels = [*numbers, "total"]
-    columns = 4
+    panels = distributions(results)
+    columns = 3
     rows = -(-len(panels) // columns)
-    fig = Figure(figsize=(3.1 * columns, 2.4 * rows))
-    for i, number in enumerate(panels):
+    fig = Figure(figsize=(WIDTH, 2.7 * rows))
+    for i, (number, (top, counts)) in enumerate(panels.items()):
         ax = fig.add_subplot(rows, columns, i + 1)
-        if number == "total":
-            values = [sum(s.values()) for s in results.scores.values()]
-            top, title, colour = sum(results.points.values()), "total", "#555555"
-        else:
-            values = [s[number] for s in results.scores.values()]
-            top, title = results.points[number], f"lecture {number}"
-            colour = LECTURE_COLOURS[i % len(LECTURE_COLOURS)]
-        bins = [top * k / 10 for k in range(11)]
-        ax.hist(values, bins=bins, color=colour, edgecolor="white")
+        colour = "#555555" if number == "total" else LECTURE_COLOURS[i % len(LECTURE_COLOURS)]
+        ax.bar([top * k / BINS for k in range(BINS)], counts, width=top / BINS, align="edge",
+               color=colour, edgecolor="white")
         ax.set_xlim(0, top)
-        ax.set_title(f"{title} (out of {top:g})", fontsize=10)
-        ax.set_xlabel("points", fontsize=8)
-        ax.set_ylabel("students", fontsize=8)
+        ax.set_title(f"{'total' if number == 'total' else 'lecture ' + number} (out of {top:g})", fontsize=12)
+        ax.set_xlabel("points", fontsize=11)
+        ax.set_ylabel("students", fontsize=11)
         ax.yaxis.get_major_locator().set_params(integer=True)
-        ax.tick_params(labelsize=8)
+        ax.tick_params(labelsize=10)
     fig.tight_layout()
     return _png(fig)
 
 
-def failure_plot(results: ClassResults) -> str:
-    """The failure rate of every graded behaviour: one panel per lecture, three panels a row, its
-    behaviours in notebook order, so that some seventy bars fit one screen; each bar the students
-    who got it wrong, then, paler, those who did not attempt it."""
+LABEL = 42  # characters of a behaviour's words on one line of a chart's label
+
+
+def _label(words: str) -> str:
+    """A behaviour's words as a chart label: two lines at most, cut with an ellipsis past them."""
+    lines = textwrap.wrap(words, LABEL)
+    if len(lines) > 2:
+        lines = [lines[0], textwrap.shorten(" ".join(lines[1:]), LABEL, placeholder=" …")]
+    return "\n".join(lines)
+
+
+def failure_plot(results: ClassResults, number: str) -> str:
+    """The failure rate of each graded behaviour of lecture `number`, in notebook order, labelled
+    by its words, as a PNG data URI: each bar the share of students who got it wrong (solid), then
+    of those who did not attempt it (hatched, paler), its percentages written beside it."""
     from matplotlib.figure import Figure
 
     n = max(len(results.scores), 1)
-    numbers = sorted(results.points)
-    columns = min(3, len(numbers))
-    rows = -(-len(numbers) // columns)
-    per = {number: [c for c in results.cells if c[0] == number] for number in numbers}
-    tallest = [max(len(per[number]) for number in numbers[r * columns:(r + 1) * columns]) for r in range(rows)]
-    fig = Figure(figsize=(4.2 * columns, sum(0.15 * t + 0.75 for t in tallest)))
-    grid = fig.add_gridspec(rows, columns, height_ratios=tallest)
-    for i, number in enumerate(numbers):
-        ax = fig.add_subplot(grid[i // columns, i % columns])
-        cells = per[number]
-        labels = [re.sub(rf"^l{number}_", "", grade_id)[:30] for _, grade_id, _ in cells]
-        wrong = [100 * len(results.wrong(grade_id)) / n for _, grade_id, _ in cells]
-        untried = [100 * len(results.not_attempted.get(grade_id, ())) / n for _, grade_id, _ in cells]
-        positions = [tallest[i // columns] - 1 - k for k in range(len(cells))]  # from the top down
-        colour = LECTURE_COLOURS[i % len(LECTURE_COLOURS)]
-        ax.barh(positions, wrong, color=colour, height=0.7, label="wrong")
-        ax.barh(positions, untried, left=wrong, color=colour, alpha=0.3, height=0.7, label="not attempted")
-        if i == 0:
-            ax.legend(fontsize=6.5, loc="lower right", frameon=False)
-        ax.set_yticks(positions, labels, fontsize=6.5)
-        ax.set_ylim(-0.6, tallest[i // columns] - 0.4)
-        ax.set_xlim(0, 100)
-        ax.set_title(f"lecture {number}", fontsize=9, loc="left")
-        ax.tick_params(axis="x", labelsize=7)
-        ax.grid(axis="x", alpha=0.3)
-        if i // columns == rows - 1:
-            ax.set_xlabel("% of students who lost points", fontsize=7)
+    cells = [c for c in results.cells if c[0] == number]
+    rows = max(len(cells), 1)
+    colour = LECTURE_COLOURS[sorted(results.points).index(number) % len(LECTURE_COLOURS)]
+    fig = Figure(figsize=(WIDTH, 0.4 * rows + 1.2))  # a row holds a label of two lines
+    ax = fig.add_subplot()
+    positions = [rows - 1 - k for k in range(len(cells))]  # from the top down
+    wrong = [100 * len(results.wrong(grade_id)) / n for _, grade_id, _ in cells]
+    untried = [100 * len(results.not_attempted.get(grade_id, ())) / n for _, grade_id, _ in cells]
+    ax.barh(positions, wrong, color=colour, height=0.7, label="wrong")
+    ax.barh(positions, untried, left=wrong, color=colour, alpha=0.35, hatch="//", edgecolor=colour,
+            height=0.7, label="not attempted")
+    for y, w, u in zip(positions, wrong, untried):
+        said = f"{w:.0f}% wrong" + (f", {u:.0f}% not attempted" if u else "")
+        ax.text(min(w + u, 100) + 1, y, said, va="center", fontsize=9.5)
+    ax.set_yticks(positions, [_label(results.words.get(grade_id, grade_id)) for _, grade_id, _ in cells],
+                  fontsize=10)
+    ax.set_ylim(-0.6, rows - 0.4)
+    ax.set_xlim(0, 130)  # room for the percentages past a full bar
+    ax.set_xticks(range(0, 101, 20))
+    ax.tick_params(axis="x", labelsize=10)
+    ax.grid(axis="x", alpha=0.3)
+    ax.set_xlabel("% of students who lost points", fontsize=11)
+    ax.set_title(results.titles.get(number, f"lecture {number}"), fontsize=12, loc="left")
+    ax.legend(fontsize=10, loc="lower right", frameon=False)
     fig.tight_layout(pad=0.6)
     return _png(fig)
 
@@ -188,7 +217,8 @@ def _who(results: ClassResults, number: str, failed: list[str]) -> str:
     links = ", ".join(
         f'<a href="feedback/{urllib.parse.quote(s)}/{urllib.parse.quote(notebook)}.html">{html.escape(s)}</a>'
         for s in failed)
-    return f"<details><summary>{len(failed)}</summary>{links}</details>"
+    return (f"<details><summary>{len(failed)}<span class=sr-only> students: who</span></summary>"
+            f"{links}</details>")
 
 
 def write_report(course: Path) -> Path:
@@ -212,6 +242,16 @@ def write_report(course: Path) -> Path:
             f"<td class=num>{statistics.mean(values):.2f}</td>"
             f"<td class=num>{statistics.median(values):.2f}</td>"
             f"<td class=num>{full} of {n}</td></tr>")
+    tenths = "".join(f"<th class=num scope=col>{10 * k}&ndash;{10 * k + 10}%</th>" for k in range(BINS))
+    histogram_rows = [
+        f"<tr><th scope=row>{'total' if number == 'total' else 'lecture ' + esc(number)} "
+        f"<span class=out>(of {top:g})</span></th>" + "".join(f"<td class=num>{c}</td>" for c in counts) + "</tr>"
+        for number, (top, counts) in distributions(results).items()]
+    charts = "\n".join(
+        f"<img alt=\"{esc(results.titles.get(number, 'lecture ' + number))}: the share of students who lost "
+        f"points on each of its {sum(1 for c in results.cells if c[0] == number)} graded behaviours, "
+        f"wrong and not attempted; the numbers are in the table below\" src=\"{failure_plot(results, number)}\">"
+        for number in sorted(results.points))
     order = {c[1]: i for i, c in enumerate(results.cells)}
     hardest = sorted(results.cells, key=lambda c: (-len(results.wrong(c[1])), -len(results.failed[c[1]]), order[c[1]]))
     behaviour_rows = [
@@ -232,19 +272,23 @@ def write_report(course: Path) -> Path:
 median {statistics.median(totals):.2f}, lowest {min(totals):g}, highest {max(totals):g}.
 Each student's own pages are in <code>feedback/&lt;student_id&gt;/index.html</code>.</p>
 <h2>Scores per lecture</h2>
-<img alt="histograms of the scores of each lecture and of the total" src="{distribution_plot(results)}">
-<table><tr><th>lecture</th><th class=num>points</th><th class=num>mean</th><th class=num>median</th>
+<img alt="Histograms of the scores of each lecture and of the total; the numbers are in the second table below" src="{distribution_plot(results)}">
+<table><caption>Each lecture's scores</caption><tr><th>lecture</th><th class=num>points</th><th class=num>mean</th><th class=num>median</th>
 <th class=num>full points</th></tr>
 {''.join(lecture_rows)}</table>
+<table><caption>The histograms' numbers: students per tenth of each lecture's points</caption>
+<tr><th scope=col>scores</th>{tenths}</tr>
+{''.join(histogram_rows)}</table>
 <h2>What the class struggles with</h2>
-<p>Each bar is one graded behaviour (its nbgrader grade_id, without the lecture's prefix), in
-the order the lecture teaches them; its length is the share of students who lost points on it:
-first those who got it <b>wrong</b> (they wrote the function or answered the question), then,
-paler, those who have <b>not attempted</b> it (the function is still the stub that raises
-NotImplementedError, or the question is unanswered). The table says each behaviour in words, the
-most often wrong first; click a count for the students, each linked to their feedback page.</p>
-<img alt="failure rate of each graded behaviour, one panel per lecture" src="{failure_plot(results)}">
-<table><tr><th>lecture</th><th>behaviour</th><th class=num>points</th><th class=num>wrong</th>
+<p>One chart per lecture; each bar is one graded behaviour, in the order the lecture teaches
+them, and its length is the share of students who lost points on it: first those who got it
+<b>wrong</b> (solid: they wrote the function or answered the question), then those who have
+<b>not attempted</b> it (hatched and paler: the function is still the stub that raises
+NotImplementedError, or the question is unanswered), both percentages written beside the bar. The
+table after the charts holds the same numbers, the most often wrong first; click a count for the
+students, each linked to their feedback page.</p>
+{charts}
+<table><caption>Every graded behaviour, the most often wrong first</caption><tr><th>lecture</th><th>behaviour</th><th class=num>points</th><th class=num>wrong</th>
 <th class=num>not attempted</th><th class=num>lost points</th></tr>
 {''.join(behaviour_rows)}</table>
 {ungraded}"""
@@ -253,7 +297,10 @@ most often wrong first; click a count for the students, each linked to their fee
              "color:#1d1d1f}table{border-collapse:collapse;margin:1rem 0}th,td{text-align:left;"
              "padding:.3rem .6rem;border-bottom:1px solid #ddd}.num{text-align:right}"
              "img{max-width:100%}code{font-size:.8em;color:#6e6e73}td{vertical-align:top}"
-             "summary{cursor:pointer}details a{margin-right:.3rem}")
+             "summary{cursor:pointer}details a{margin-right:.3rem}caption{text-align:left;"
+             "font-weight:600;padding:.3rem 0}.out{font-weight:normal;color:#555}th[scope=row]{white-space:nowrap}"
+             ".sr-only{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}"
+             "a:focus-visible,summary:focus-visible{outline:3px solid #1a5fb4;outline-offset:2px}")
     page.write_text(f"<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                     f"<title>nano: class report</title><style>{style}</style></head>\n<body>\n"
                     f"{body}\n</body></html>\n", encoding="utf-8")

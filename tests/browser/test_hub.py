@@ -34,6 +34,7 @@ import pytest
 
 from autograder.authoring import release
 from autograder.sandbox import bwrap
+from tests.browser import axe
 from tests.browser.conftest import CHROMIUM_FLAGS, Shots
 from tests.browser.test_jupyterlab import expect
 from tests.browser.test_student_lab import nbgrader_menu
@@ -188,6 +189,9 @@ def log_in(browser, hub: RunningHub, user: str, shots_root: Path, shoot_login: b
     shots = Shots(page, shots_root / user)
     page.goto(f"{hub.url}hub/login")
     expect(page.get_by_role("button", name="Sign in")).to_be_visible()
+    if shoot_login:  # the hub's login page, as nano configures it, meets WCAG 2.1 AA (docs/accessibility.md)
+        found = axe.audit(page)
+        assert not found, f"the hub's login page:\n{axe.explain(found)}"
     page.locator("#username_input").click()
     page.keyboard.type(user)
     page.locator("#password_input").click()

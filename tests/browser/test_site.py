@@ -5,8 +5,9 @@ the release keeps back (a line of the reference solution, of a hidden test, or a
 lecture 01's questions), which is checked on each page's text, as test_release checks the
 release. Then each page is opened in Chromium: it renders with no script error, every link to
 another page or anchor of the site resolves, each lecture page says how to run it in JupyterLab,
-and search finds a section. Screenshots of lectures 01 and 05 and of the trace page go to
-build/screenshots/site/.
+and search finds a section. Every page meets WCAG 2.1 AA as axe-core checks it, in a wide window
+and a phone's, with its headings in order and its links saying where they go. Screenshots of
+lectures 01 and 05 and of the trace page go to build/screenshots/site/.
 """
 
 import html
@@ -18,6 +19,7 @@ import pytest
 from autograder import cli
 from autograder.authoring import notebooks, release
 from autograder.deploy import site
+from tests.browser import axe
 from tests.browser.conftest import CHROMIUM_FLAGS
 from tests.browser.test_jupyterlab import expect
 from tests.project.test_release import code_lines, solution_lines
@@ -131,6 +133,32 @@ def test_each_page_renders_and_its_links_resolve(built_site, chromium_executable
             expect(found.first).to_be_visible()
             found.first.click()
             expect(page.locator("main h1")).to_contain_text("The agent loop")
+        finally:
+            browser.close()
+
+
+def test_every_page_meets_wcag_aa_in_a_wide_and_a_narrow_window(built_site, chromium_executable):
+    """axe-core finds no serious or critical WCAG 2.1 A/AA violation and nothing of `axe.STRUCTURE`
+    on any page, at 1400 and at 375 pixels wide (where the code must wrap, not scroll); no
+    heading skips a level and no link says only "here"; the code blocks and the navigation are
+    reached by the keyboard, since nothing scrolls sideways."""
+    from playwright.sync_api import sync_playwright
+
+    pages = sorted(built_site.glob("*.html"))
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=chromium_executable, headless=True,
+                                             args=CHROMIUM_FLAGS)
+        try:
+            for width in (1400, 375):
+                page = browser.new_page(viewport={"width": width, "height": 900})
+                for path in pages:
+                    page.goto(path.as_uri())
+                    found = axe.audit(page)
+                    assert not found, f"{path.name} at {width} px:\n{axe.explain(found)}"
+                    assert not axe.reading(page), f"{path.name}: {axe.reading(page)}"
+                    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth"), \
+                        f"{path.name} scrolls sideways at {width} px"
+                page.close()
         finally:
             browser.close()
 

@@ -23,7 +23,7 @@ from nbformat import NotebookNode
 
 from autograder.authoring import notebooks, release
 from autograder.check import behaviour
-from autograder.grading import feedback, report
+from autograder.grading import leaks, outcomes, report
 
 ROOT = release.ROOT
 LECTURES = sorted((ROOT / "lectures").glob("[0-9][0-9]-*.ipynb"))
@@ -41,12 +41,12 @@ def graded_cells(path: Path):
 @pytest.fixture(scope="module")
 def lectures_secret(course) -> frozenset[str]:
     """The grader's secrets of the real course against everything its release shows."""
-    return feedback.course_secret(course)
+    return leaks.course_secret(course)
 
 
 def hidden_of(grade_id: str) -> str:
     """The code of the judges and drives of a graded cell (what decides its hidden tests)."""
-    found = [feedback.code_without_strings(inspect.getsource(f)) for b in behaviour.by_grade_id(grade_id)
+    found = [leaks.code_without_strings(inspect.getsource(f)) for b in behaviour.by_grade_id(grade_id)
              for f in (b.drive, b.judge)]
     if not found:
         raise KeyError(grade_id)
@@ -59,7 +59,7 @@ def hidden_of(grade_id: str) -> str:
 def test_every_graded_cell_says_its_behaviour_in_words_under_a_numbered_section():
     for path in LECTURES:
         nb = notebooks.load(path)
-        about = feedback.described(nb)
+        about = outcomes.described(nb)
         assert set(about) == set(notebooks.points(nb)), path.name
         for cell in graded_cells(path):
             grade_id = cell.metadata["nbgrader"]["grade_id"]
@@ -67,17 +67,17 @@ def test_every_graded_cell_says_its_behaviour_in_words_under_a_numbered_section(
             assert 10 <= len(words) <= 90 and words == about[grade_id].words, (grade_id, words)
             assert re.fullmatch(r"section \d+, \S.*", about[grade_id].section), (grade_id, about[grade_id])
         assert len({d.words for d in about.values()}) == len(about), f"{path.name}: two behaviours share words"
-    turn_limit = feedback.described(notebooks.load(ROOT / "lectures" / "05-the-agent-loop.ipynb"))["l05_turn_limit"]
+    turn_limit = outcomes.described(notebooks.load(ROOT / "lectures" / "05-the-agent-loop.ipynb"))["l05_turn_limit"]
     assert turn_limit.section == "section 4, Sending the results back, and knowing when to stop"
     assert "max_turns" in turn_limit.words
 
 
 def test_an_unanswered_question_says_so_even_from_an_old_notebook():
     for name, number in [("answer_q3", "3"), ("answer_q3_entry", "3"), ("answer_q12", "12")]:
-        said = feedback.failure_message(error_cell("NameError", f"name '{name}' is not defined"))
+        said = outcomes.failure_message(error_cell("NameError", f"name '{name}' is not defined"))
         assert said.startswith(f"question {number} was not answered"), said
         assert "NameError" not in said
-    other = feedback.failure_message(error_cell("NameError", "name 'agent_loop' is not defined"))
+    other = outcomes.failure_message(error_cell("NameError", "name 'agent_loop' is not defined"))
     assert other == "your code raised NameError: name 'agent_loop' is not defined"
 
 
@@ -88,18 +88,18 @@ CELL = (Path(__file__).parent / "payloads" / "hidden_test_cell.py").read_text() 
 
 
 def test_a_message_the_grader_wrote_is_shown_as_written():
-    grader = feedback.Grader(feedback.written_messages(CELL))
+    grader = leaks.Grader(leaks.written_messages(CELL))
     assert {name for name, _ in grader.messages} == {"AssertionError"}
     for said in ["read_file must return a str, not NoneType (section 4)",
                  "read_file must return the text exactly; got 'b' (section 4)",
                  "read_file must clip long files (section 3)"]:
-        assert feedback.failure_message(error_cell("AssertionError", said), grader) == said
-    assert feedback.failure_message(error_cell("AssertionError", ""), grader) == (
+        assert outcomes.failure_message(error_cell("AssertionError", said), grader) == said
+    assert outcomes.failure_message(error_cell("AssertionError", ""), grader) == (
         "a check failed (an assert without a message)")
     # the same words raised by student code (another type, or not the grader's sentence) are the student's
-    assert feedback.failure_message(error_cell("ValueError", "read_file must clip long files (section 3)"),
+    assert outcomes.failure_message(error_cell("ValueError", "read_file must clip long files (section 3)"),
                                     grader).startswith("your code raised ValueError: ")
-    assert feedback.failure_message(error_cell("AssertionError", "my own check"), grader) == (
+    assert outcomes.failure_message(error_cell("AssertionError", "my own check"), grader) == (
         "your code raised AssertionError: my own check")
 
 
@@ -108,39 +108,39 @@ def test_every_assert_message_of_the_lectures_is_recognised_as_the_graders():
 
     for path in LECTURES:
         for cell in graded_cells(path):
-            grader = feedback.Grader(feedback.written_messages(cell.source))
+            grader = leaks.Grader(leaks.written_messages(cell.source))
             code = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith("%"))
             literals = [node.msg.value for node in ast.walk(ast.parse(code)) if isinstance(node, ast.Assert)
                         and isinstance(node.msg, ast.Constant) and isinstance(node.msg.value, str)]
             for message in literals:
-                said = feedback.failure_message(error_cell("AssertionError", message), grader)
+                said = outcomes.failure_message(error_cell("AssertionError", message), grader)
                 assert said == message, (cell.metadata["nbgrader"]["grade_id"], said)
 
 
 def test_a_value_put_into_a_grader_message_is_sanitised_too():
     hidden = CELL.split("### BEGIN HIDDEN TESTS")[1]
-    grader = feedback.Grader(feedback.written_messages(CELL),
-                             feedback.secret_grams(hidden, CELL.split("### BEGIN HIDDEN TESTS")[0]))
+    grader = leaks.Grader(leaks.written_messages(CELL),
+                             leaks.secret_grams(hidden, CELL.split("### BEGIN HIDDEN TESTS")[0]))
     stolen = codecs.encode(hidden.strip(), "rot13")[:100]
-    said = feedback.failure_message(error_cell(
+    said = outcomes.failure_message(error_cell(
         "AssertionError", f"read_file must return the text exactly; got {stolen!r} (section 4)"), grader)
-    assert said == f"read_file must return the text exactly; got {feedback.WITHHELD} (section 4)"
-    long = feedback.failure_message(error_cell(
+    assert said == f"read_file must return the text exactly; got {leaks.WITHHELD} (section 4)"
+    long = outcomes.failure_message(error_cell(
         "AssertionError", f"read_file must return the text exactly; got {'ab ' * 400!r} (section 4)"), grader)
     assert len(long) < 200 and long.endswith("… (section 4)")
 
 
 def test_a_student_message_is_one_bounded_printable_line_with_its_type():
-    said = feedback.failure_message(error_cell("KeyError", "'path'"))
+    said = outcomes.failure_message(error_cell("KeyError", "'path'"))
     assert said == "your code raised KeyError: 'path'"
-    noisy = feedback.failure_message(error_cell("ValueError", "\x1b[31mred\x1b[0m\nsecond\tline\x00 " + "word " * 200))
+    noisy = outcomes.failure_message(error_cell("ValueError", "\x1b[31mred\x1b[0m\nsecond\tline\x00 " + "word " * 200))
     assert noisy.startswith("your code raised ValueError: red second line word word")
-    assert len(noisy) <= len("your code raised ValueError: ") + feedback.LIMIT and noisy.endswith("…")
+    assert len(noisy) <= len("your code raised ValueError: ") + leaks.LIMIT and noisy.endswith("…")
     assert all(ch.isprintable() for ch in noisy)
-    odd = feedback.failure_message(error_cell("Not a name <b>", "x"))
+    odd = outcomes.failure_message(error_cell("Not a name <b>", "x"))
     assert odd == "your code raised an exception: x"
     stub = release.stub_message("02", "read_file", "tools.py")
-    assert feedback.failure_message(error_cell("NotImplementedError", stub)) == f"your code raised NotImplementedError: {stub}"
+    assert outcomes.failure_message(error_cell("NotImplementedError", stub)) == f"your code raised NotImplementedError: {stub}"
 
 
 ENCODINGS = {
@@ -169,28 +169,28 @@ ENCODINGS = {
 @pytest.mark.parametrize("grade_id", ["l02_read_file_returns_text", "l05_turn_limit", "l06_exit_stops"])
 def test_hidden_test_text_is_withheld_in_every_encoding(lectures_secret, grade_id, encoding):
     hidden = hidden_of(grade_id).strip()
-    grader = feedback.Grader(secret=lectures_secret)
+    grader = leaks.Grader(secret=lectures_secret)
     for start in range(0, len(hidden) - 40, 97):  # pieces of it
         for size in (30, 60):  # a page shows 240 characters: longer pieces are cut before they are judged
             piece = hidden[start:start + size]
-            if not feedback._grams(feedback._normal(piece)) & lectures_secret:
+            if not leaks._grams(leaks._normal(piece)) & lectures_secret:
                 continue  # nothing in it that the release does not show too
             sent = ENCODINGS[encoding](piece)
-            said = feedback.failure_message(error_cell("ValueError", sent), grader)
+            said = outcomes.failure_message(error_cell("ValueError", sent), grader)
             rest = said.removeprefix("your code raised ValueError: ")
-            rest = rest.replace(feedback.WITHHELD, "").replace(feedback.LONG_RUN, "")
+            rest = rest.replace(leaks.WITHHELD, "").replace(leaks.LONG_RUN, "")
             assert len(rest) < 12, (piece, said)
 
 
 def test_honest_messages_are_not_withheld(lectures_secret):
     for module, functions in release.STUDENT_FUNCTIONS.items():
         for function, lecture in functions.items():
-            assert not feedback.leaks(release.stub_message(lecture, function, module), lectures_secret)
+            assert not leaks.leaks(release.stub_message(lecture, function, module), lectures_secret)
     for honest in ["[Errno 2] No such file or directory: 'missing/notes.txt'",
                    "agent_loop() takes 3 positional arguments but 4 were given",
                    "'NoneType' object has no attribute 'content'", "unknown tool: 'delete_everything'",
                    "old_string not found in greet.py", "Command timed out after 1 seconds"]:
-        assert not feedback.leaks(honest, lectures_secret), honest
+        assert not leaks.leaks(honest, lectures_secret), honest
 
 
 # ---------------------------------------------------------------------------------------------
@@ -201,7 +201,7 @@ def png_size(uri: str) -> tuple[int, int]:
     return struct.unpack(">II", data[16:24])
 
 
-def test_the_failure_chart_of_the_whole_course_fits_a_screen():
+def test_each_lectures_failure_chart_fits_a_screen_at_its_own_size():
     cells, words, lectures, points = [], {}, {}, {}
     for path in LECTURES:
         nb = notebooks.load(path)
@@ -209,7 +209,7 @@ def test_the_failure_chart_of_the_whole_course_fits_a_screen():
         lectures[path.stem] = number
         points[number] = sum(notebooks.points(nb).values())
         cells += [(number, g, p) for g, p in notebooks.points(nb).items()]
-        words |= {g: d.words for g, d in feedback.described(nb).items()}
+        words |= {g: d.words for g, d in outcomes.described(nb).items()}
     students = [f"s{i}" for i in range(20)]
     failed = {g: students[:i % 20] for i, (_, g, _) in enumerate(cells)}
     untried = {g: who[: len(who) // 2] for g, who in failed.items()}  # half of them did not try
@@ -217,8 +217,12 @@ def test_the_failure_chart_of_the_whole_course_fits_a_screen():
                                   {s: dict.fromkeys(points, 1.0) for s in students}, cells, failed, words, [], untried)
     assert len(cells) > 60
     assert all(results.wrong(g) == who[len(who) // 2:] for g, who in failed.items())
-    width, height = png_size(report.failure_plot(results))
-    assert width <= 1500 and height <= 1000, (width, height)  # shown at most 64rem (1024 px) wide
+    for number in points:
+        width, height = png_size(report.failure_plot(results, number))
+        # The page is at most 64rem (1024 px) wide: a chart no wider is not shrunk, nor its labels.
+        assert width <= 1024 and height <= 1000, (number, width, height)
+    width, height = png_size(report.distribution_plot(results))
+    assert width <= 1024 and height <= 1000, ("histograms", width, height)
 
 
 @pytest.mark.slow
@@ -281,7 +285,7 @@ def test_attackers_pages_leak_nothing_and_every_failure_names_a_section(graded_c
 
 SAMPLES = ROOT / "fixtures" / "submissions"
 ROW = re.compile(r'<tr><td>.*?<code class="id">(\w+)</code></td><td class="num">.*?</td>'
-                 r'<td class="(\w+)">(.*?)</td><td class="msg">(.*?)</td></tr>', re.S)
+                 r'<td class="(\w+)"><span aria-hidden="true">. </span>(.*?)</td><td class="msg">(.*?)</td></tr>', re.S)
 
 
 @pytest.mark.slow
@@ -347,3 +351,30 @@ def test_the_report_shows_wrong_and_not_attempted_apart(graded_class, capsys):
     assert ">broken-py</a>" in wrong and ">broken-py</a>" not in untried
     assert ">untouched</a>" in untried and ">untouched</a>" not in wrong
     assert ">partial</a>" in untried, "partial has not written lecture 06"
+
+
+@pytest.mark.slow
+def test_every_page_of_the_sample_class_and_the_report_meet_wcag_aa(graded_class, capsys):
+    """axe-core, in Chromium, finds no serious or critical WCAG 2.1 A/AA violation and nothing of
+    `axe.STRUCTURE` on any feedback page of the sample class (each student's first page and every
+    lecture page: passed, failed, not attempted, pending, not graded), on an attacker's pages
+    (messages from hostile code) and on the report (its charts with alt text; tables).
+    (Not marked browser: it reads the shared class, and a test of both groups would grade the
+    class a second time in a worker of its own.)"""
+    from autograder import cli
+    from tests.browser import axe
+
+    assert cli.main(["report", "--course", str(graded_class.course)]) == 0
+    capsys.readouterr()
+    samples = {p.name.removesuffix(".zip") for p in SAMPLES.iterdir()} | {"m-d-frame-source"}
+    pages = [p for folder in sorted((graded_class.course / "feedback").iterdir()) if folder.name in samples
+             for p in sorted(folder.glob("*.html"))]
+    assert len(pages) > 60, len(pages)
+    pages.append(graded_class.course / "report.html")
+    with axe.chromium() as page:
+        for path in pages:
+            page.goto(path.as_uri())
+            found = axe.audit(page)
+            assert not found, f"{path.relative_to(graded_class.course)}:\n{axe.explain(found)}"
+    report_page = (graded_class.course / "report.html").read_text(encoding="utf-8")
+    assert report_page.count("<img alt=\"") == 1 + 6 and "<caption>" in report_page

@@ -19,7 +19,7 @@ import pytest
 
 from autograder import cli
 from autograder.authoring import notebooks, release, samples
-from autograder.grading import autograde, feedback, grade, intake, records, results
+from autograder.grading import autograde, grade, intake, leaks, outcomes, records, results
 
 ROOT = release.ROOT
 SAMPLES = ROOT / "fixtures" / "submissions"
@@ -306,7 +306,7 @@ def test_feedback_never_shows_hidden_test_code(mini_class, mini_course):
     assert pages and all(p.suffix == ".html" for p in pages if p.is_file())
     for page in (p for p in pages if p.is_file()):
         text = page.read_text()
-        leaked = [line for line in hidden if line in text or feedback.html.escape(line) in text]
+        leaked = [line for line in hidden if line in text or html.escape(line) in text]
         assert not leaked, f"{page}: {leaked}"
         assert "Traceback" not in text and "BEGIN HIDDEN" not in text
 
@@ -319,21 +319,21 @@ def test_failure_message_is_the_assert_message_never_the_code():
 
     failed = cell({"output_type": "error", "ename": "AssertionError", "evalue": "reread section 4",
                    "traceback": ["assert secret_hidden_check() (hidden code)"]})
-    grader = feedback.Grader(feedback.written_messages('assert secret_hidden_check(), "reread section 4"'))
-    assert feedback.failure_message(failed, grader) == "reread section 4"
+    grader = leaks.Grader(leaks.written_messages('assert secret_hidden_check(), "reread section 4"'))
+    assert outcomes.failure_message(failed, grader) == "reread section 4"
     other = cell({"output_type": "error", "ename": "KeyError", "evalue": "'path'", "traceback": ["x"]})
-    assert feedback.failure_message(other) == "your code raised KeyError: 'path'"
+    assert outcomes.failure_message(other) == "your code raised KeyError: 'path'"
     warned = cell({"output_type": "stream", "name": "stderr",
                    "text": "/tmp/x.py:3: RuntimeWarning: coroutine 'confirm' was never awaited\n"
                            "  assert hidden_line_of_the_test()\n"})
-    said = feedback.failure_message(warned)
+    said = outcomes.failure_message(warned)
     assert "never awaited" in said and "hidden_line" not in said
     quoting = cell({"output_type": "error", "ename": "ValueError", "traceback": ["x"],
                     "evalue": "stolen: assert read_file(path) == expected, 'reread 2.1'"})
-    hidden = feedback.Grader(secret=feedback.secret_grams("assert read_file(path) == expected, 'reread 2.1'", ""))
-    assert "ValueError" in feedback.failure_message(quoting)
-    assert feedback.WITHHELD in feedback.failure_message(quoting, hidden)
-    assert "stolen" not in feedback.failure_message(quoting, hidden)
+    hidden = leaks.Grader(secret=leaks.secret_grams("assert read_file(path) == expected, 'reread 2.1'", ""))
+    assert "ValueError" in outcomes.failure_message(quoting)
+    assert leaks.WITHHELD in outcomes.failure_message(quoting, hidden)
+    assert "stolen" not in outcomes.failure_message(quoting, hidden)
 
 
 def test_report_plots_the_class_and_names_what_was_not_graded(mini_class, capsys):
@@ -344,7 +344,7 @@ def test_report_plots_the_class_and_names_what_was_not_graded(mini_class, capsys
     assert len(re.findall(r'<img alt="[^"]+" src="data:image/png;base64,[A-Za-z0-9+/=]{200,}"', page)) == 2
     assert "<code>mini_warmup</code>" in page and "7 graded students" in page
     # 5 of 7 lost mini_warmup (loops, dies, deaf, html, and garbled, which lost everything)
-    assert re.search(r"<code>mini_warmup</code></td><td class=num>1</td><td class=num><details><summary>5</summary>"
+    assert re.search(r"<code>mini_warmup</code></td><td class=num>1</td><td class=num><details><summary>5<span class=sr-only> students: who</span></summary>"
                      r'.*?<a href="feedback/loops/01-mini.html">loops</a>', page)
 
 

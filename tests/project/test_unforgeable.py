@@ -29,7 +29,7 @@ import pytest
 from autograder import cli
 from autograder.authoring import notebooks, release
 from autograder.check import independent
-from autograder.grading import feedback, grade, records, results
+from autograder.grading import grade, leaks, records, results
 from tests.project.one_class import function_bodies, replace_solution
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("unforgeable")]  # one worker grades the class
@@ -172,11 +172,11 @@ def test_a_flood_costs_the_flooder_and_the_grader_stays_small(first):
 
 
 def test_no_page_shows_a_secret_of_the_grader(first):
-    secret = feedback.course_secret(first.course)
+    secret = leaks.course_secret(first.course)
     assert secret
     for page in (first.course / "feedback").rglob("*.html"):
         text = page.read_text(encoding="utf-8")
-        assert not feedback.leaks(text, secret), page
+        assert not leaks.leaks(text, secret), page
     said = json.loads((first.course / "checks" / "leak.json").read_text(encoding="utf-8"))
     found = json.dumps(said["behaviours"])
     for marker in ("judge_", "def drive", "outcomes_of", "grading_seed", "BEHAVIOURS"):
