@@ -49,6 +49,21 @@ def lab(chromium_executable, solved_workspace, tmp_path_factory, model_server):
         yield server
 
 
+def cost_lines(replies) -> list[str]:
+    """The line nano.cost's meter prints for each of these recorded replies, by its own arithmetic:
+    the reply's usage at the price table's figures, and the session's running total."""
+    from nano.cost import PRICES
+
+    price, total, lines = PRICES["claude-sonnet-5-5"], 0.0, []
+    for recorded in replies:
+        usage = recorded["usage"]
+        spent = (usage["input_tokens"] * price.input + usage["output_tokens"] * price.output) / 1_000_000
+        total += spent
+        lines.append(f"· {usage['input_tokens']:,} tokens in, {usage['output_tokens']:,} out: "
+                     f"${spent:.4f} (this session: ${total:.4f})")
+    return lines
+
+
 def wait_for_nothing_hidden(element, seconds: float = 10) -> str:
     """What still hides `element` after up to `seconds` (the notebook scrolls to a new text box
     as it gets focus); "" once nothing does."""
@@ -119,6 +134,8 @@ def test_lecture_06_live_run_typed(page, shots, lab, model_server, way, tmp_path
     end.click()
 
     expect(output(cell)).to_contain_text("fixed: True", timeout=REACH_TIMEOUT)
+    for line in cost_lines(TRACE["replies"]):  # each reply's tokens and the session so far, live
+        expect(output(cell)).to_contain_text(line)
     assert kept.read_text(encoding="utf-8") == original.replace(BUG, FIX)
     assert (lab.workspace / "fixtures" / "convert.py").read_text(encoding="utf-8") == original
     shots(f"typed-{way}-ended", show=output(cell), align="end")
