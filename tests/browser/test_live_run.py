@@ -22,6 +22,7 @@ from nano.testing import reply, text
 from tests.browser.conftest import running_lab
 from tests.browser.test_jupyterlab import (BUG, FIX, REACH_TIMEOUT, cell_printing, code_cell, expect,
                                            open_notebook, out_of_sight, output, run_all)
+from tests.project.test_replay import cost_lines
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -47,21 +48,6 @@ def lab(chromium_executable, solved_workspace, tmp_path_factory, model_server):
     with running_lab(solved_workspace, tmp_path_factory.mktemp("live-lab-home"),
                      extra_env={"ANTHROPIC_API_KEY": KEY, "ANTHROPIC_BASE_URL": model_server.url}) as server:
         yield server
-
-
-def cost_lines(replies) -> list[str]:
-    """The line nano.cost's meter prints for each of these recorded replies, by its own arithmetic:
-    the reply's usage at the price table's figures, and the session's running total."""
-    from nano.cost import PRICES
-
-    price, total, lines = PRICES["claude-sonnet-5-5"], 0.0, []
-    for recorded in replies:
-        usage = recorded["usage"]
-        spent = (usage["input_tokens"] * price.input + usage["output_tokens"] * price.output) / 1_000_000
-        total += spent
-        lines.append(f"· {usage['input_tokens']:,} tokens in, {usage['output_tokens']:,} out: "
-                     f"${spent:.4f} (this session: ${total:.4f})")
-    return lines
 
 
 def wait_for_nothing_hidden(element, seconds: float = 10) -> str:

@@ -103,24 +103,31 @@ def test_the_celsius_trace_replays_with_no_key_and_records_the_same_session(tmp_
     assert "> (the recording ends here)\n" in screen
 
 
+def cost_lines(replies: list[dict]) -> list[str]:
+    """The line nano.cost's meter must print for each of these recorded replies (their JSON), by
+    arithmetic of its own: the reply's usage at the price table's figures, and the running total."""
+    from nano.cost import PRICES
+
+    price, total, lines = PRICES["claude-sonnet-5-5"], 0.0, []
+    for recorded in replies:
+        usage = recorded["usage"]
+        spent = (usage["input_tokens"] * price.input + usage["output_tokens"] * price.output) / 1_000_000
+        total += spent
+        lines.append(f"· {usage['input_tokens']:,} tokens in, {usage['output_tokens']:,} out: "
+                     f"${spent:.4f} (this session: ${total:.4f})")
+    return lines
+
+
 def test_a_replay_prints_each_replys_tokens_and_the_sessions_running_cost(tmp_path):
     """Each recorded reply's usage, priced at nano/cost.py's table, on one line as the reply
     arrives (before its text), with the session's total so far: what a live run prints too."""
-    from nano.cost import PRICES
-
     done = nano(workspace(tmp_path), "--replay", str(TRACE_PATH), typed="y\n")
     assert done.returncode == 0, done.stdout + done.stderr
-    price, total, lines = PRICES["claude-sonnet-5-5"], 0.0, done.stdout.splitlines()
-    metered = [line for line in lines if line.startswith("· ")]
-    replies = load_trace().replies
-    assert len(metered) == len(replies) == 3, done.stdout
-    for line, recorded in zip(metered, replies):
-        usage = recorded.usage
-        spent = (usage.input_tokens * price.input + usage.output_tokens * price.output) / 1_000_000
-        total += spent
-        assert line == (f"· {usage.input_tokens:,} tokens in, {usage.output_tokens:,} out: "
-                        f"${spent:.4f} (this session: ${total:.4f})"), line
-        said = next(b.text for b in recorded.content if b.type == "text")
+    lines = done.stdout.splitlines()
+    replies = json.loads(TRACE_PATH.read_text(encoding="utf-8"))["replies"]
+    assert [line for line in lines if line.startswith("· ")] == cost_lines(replies), done.stdout
+    for line, recorded in zip(cost_lines(replies), replies):
+        said = next(b["text"] for b in recorded["content"] if b["type"] == "text")
         assert lines.index(line) < lines.index(said), "the cost of a reply comes as it arrives"
 
 
