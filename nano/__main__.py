@@ -1,6 +1,7 @@
 """`python -m nano`: the REPL in a terminal, live against the real model, or from a recording.
 
-    python -m nano                  a live session (needs ANTHROPIC_API_KEY)
+    python -m nano                  a live session, with the credentials the SDK finds
+                                    (ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, a profile, federation)
     python -m nano --record FILE    a live session, saved to FILE when it ends: every request nano
                                     sent and every response it got (through nano.server.Recorder),
                                     the lines typed at "> ", the gate's answers, the final history
@@ -11,9 +12,12 @@
 
 Both together replay a recording and record the replay. A replay whose requests left the
 recording (a file that differs, another answer at the gate) or that stopped before its last
-recorded request says so and exits with status 1. The model is `finished_only(call_model)`:
-a reply that stopped with max_tokens, refusal or model_context_window_exceeded, or came back
-empty, is a failed turn that main reports and drops.
+recorded request says so and exits with status 1. The model is
+`finished_only(metered(call_model))`: each reply's tokens and the session's running cost are
+printed as it arrives (nano/cost.py), and a reply that stopped with max_tokens, refusal or
+model_context_window_exceeded, or came back empty, is a failed turn that main reports and drops.
+Which credentials a live session uses is the SDK's decision, made where it always makes it; when
+it finds none, or cannot use the ones it found, nano says so in one sentence before any prompt.
 """
 
 import argparse
@@ -26,7 +30,7 @@ from pathlib import Path
 from typing import Any
 
 NO_KEY = ("nano needs an Anthropic API key: set ANTHROPIC_API_KEY "
-          "(export ANTHROPIC_API_KEY=sk-ant-...) and run python -m nano again.")
+          "(export ANTHROPIC_API_KEY=sk-ant-...) and run ./python -m nano again.")
 API = "https://api.anthropic.com"  # where the SDK sends requests unless ANTHROPIC_BASE_URL says
 REPLAY_KEY = "replay"  # the SDK sends no request without a key; the replay server wants this one
 
@@ -76,10 +80,11 @@ def run(argv: list[str] | None = None) -> int:
     if options.record and not Path(options.record).resolve().parent.is_dir():
         print(f"nano cannot record to {options.record}: there is no such folder.", file=sys.stderr)
         return 2
-    if not options.replay and not (os.environ.get("ANTHROPIC_API_KEY")
-                                   or os.environ.get("ANTHROPIC_AUTH_TOKEN")):
-        print(NO_KEY, file=sys.stderr)
-        return 2
+    if not options.replay:
+        unusable = credentials_problem()
+        if unusable:
+            print(unusable, file=sys.stderr)
+            return 2
     recording = None
     if options.replay:
         try:
@@ -89,6 +94,7 @@ def run(argv: list[str] | None = None) -> int:
             print(f"nano cannot replay {options.replay}: {exc}", file=sys.stderr)
             return 2
 
+    from nano.cost import metered
     from nano.gate import TerminalAsker
     from nano.model import MODEL, call_model
     from nano.repl import finished_only, main
@@ -119,7 +125,7 @@ def run(argv: list[str] | None = None) -> int:
 
         messages: list[Any] = []
         try:
-            asyncio.run(main(ask, finished_only(call_model), messages))
+            asyncio.run(main(ask, finished_only(metered(call_model)), messages))
         except KeyboardInterrupt:
             print()
         if options.record:
@@ -127,6 +133,26 @@ def run(argv: list[str] | None = None) -> int:
         if recording is not None:
             return followed(server, options.replay)
     return 0
+
+
+def credentials_problem() -> str | None:
+    """Why a live session cannot start, in one sentence, or None when the SDK found a credential.
+
+    The SDK looks where it always does, in its order (ANTHROPIC_API_KEY, ANTHROPIC_AUTH_TOKEN, the
+    profile ANTHROPIC_PROFILE names, workload identity federation variables, the active profile
+    on disk) and raises for a profile it cannot read; no request is sent.
+    """
+    import anthropic
+
+    try:
+        client = anthropic.Anthropic()
+    except Exception as exc:  # the SDK's CredentialsError and kin: a profile named but unusable
+        return f"nano cannot use the Anthropic credentials it found: {exc}"
+    try:
+        found = client.api_key or client.auth_token or client.credentials is not None
+    finally:
+        client.close()
+    return None if found else NO_KEY
 
 
 def followed(server: Any, path: str) -> int:

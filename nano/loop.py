@@ -21,13 +21,15 @@ async def agent_loop(messages: list[MessageParam], ask: Asker, model: Model = ca
     """Run the conversation in `messages` until the model stops asking for tools.
 
     Each turn: call `model(messages)`; append {"role": "assistant", "content": reply.content}
-    as it came; print each text block; give each tool_use block, in order, exactly one
-    tool_result whose tool_use_id is the block's id: for a GATED tool the human declined, DECLINED
-    with is_error False and the tool never runs; otherwise run_tool's result with is_error False,
-    or the message of what it raised with is_error True. No tool_use blocks: return "done".
-    Otherwise append one user message holding all the results, and go round again. After
-    `max_turns` model calls that all asked for tools, return "max_turns" without calling again.
-    `messages` is changed in place; the caller's list is never replaced.
+    as it came; walk its blocks in order. A text block: print its text. A tool_use block: print
+    one line "● NAME(INPUT)", its name and json.dumps of its input (which may be cut short),
+    before the gate asks or the tool runs; then give it exactly one tool_result whose tool_use_id
+    is the block's id: for a GATED tool the human declined, DECLINED with is_error False and the
+    tool never runs; otherwise run_tool's result with is_error False, or with is_error True the
+    message of what it raised, str(exc) (its type's name when that is empty). No tool_use blocks:
+    return "done", whatever the stop_reason. Otherwise append one user message holding all the
+    results, and go round again. After `max_turns` model calls that all asked for tools, return
+    "max_turns" without calling again. `messages` is changed in place, never replaced.
     """
     ### BEGIN SOLUTION
     for _ in range(max_turns):

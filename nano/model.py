@@ -35,8 +35,8 @@ class Model(Protocol):
 async def call_model(messages: list[MessageParam]) -> Message:
     """Send the conversation to the model and return its reply, a `Message`.
 
-    Builds `anthropic.AsyncAnthropic()` on the first call (it reads ANTHROPIC_API_KEY), keeps it
-    in `_client`, and reuses it on every later call. Sends exactly five fields: model=MODEL,
+    Builds `anthropic.AsyncAnthropic()` on the first call (it finds the credentials, such as
+    ANTHROPIC_API_KEY), keeps it in `_client`, and reuses it on every later call. Sends exactly five fields: model=MODEL,
     max_tokens=MAX_TOKENS, system=SYSTEM_PROMPT, tools=TOOLS and messages.
     """
     ### BEGIN SOLUTION

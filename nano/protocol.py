@@ -11,8 +11,13 @@ from typing import Any
 class ProtocolError(ValueError):
     """A messages list that the Messages API would reject, or that nano refuses as stricter.
 
-    One rule is nano's own: roles alternate. The API combines consecutive turns of one role into
-    a single turn (https://docs.anthropic.com/en/api/messages); nano keeps one entry per turn.
+    Two rules are nano's own. Roles alternate: the API combines consecutive turns of one role into
+    a single turn (https://platform.claude.com/docs/en/api/messages); nano keeps one entry per
+    turn. And the roles are "user" and "assistant": the SDK's MessageParam also admits a
+    SystemMessageParam, {"role": "system", ...}, which recent models accept in the list under
+    placement rules of their own (https://platform.claude.com/docs/en/build-with-claude/mid-conversation-system-messages);
+    nano's standing instructions never change within a session, so they travel once, in the
+    request's system field, and the list holds the two sides of the conversation only.
     """
 
 
@@ -56,8 +61,10 @@ def check_messages(messages: Sequence[Any], *, at_rest: bool = False) -> None:
                                 'like {"role": "user", "content": "..."}.')
         role, content = message.get("role"), message.get("content")
         if role not in ("user", "assistant"):
+            why = ("nano sends its standing instructions in the request's system field, not as "
+                   "an entry" if role == "system" else 'a tool result travels in a "user" message')
             raise ProtocolError(f'{where} has role {role!r}; the only roles are "user" and '
-                                '"assistant" (a tool result travels in a "user" message).')
+                                f'"assistant" ({why}).')
         if i == 0 and role != "user":
             raise ProtocolError(f'{where} is an assistant turn; a conversation starts with the user.')
         if i > 0 and role == messages[i - 1].get("role"):

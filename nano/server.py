@@ -4,10 +4,12 @@ Given, for tests and demos. Point the SDK at it (ANTHROPIC_BASE_URL=server.url) 
 `POST /v1/messages` the way the API does: it checks the key and the request, replies with the
 next Message of its script (or the next scripted error: 401, 404, 429, 529, 500), and records
 every request in `server.requests`. Like the API with thinking on (the default of today's models),
-it wants each thinking block it sent back unchanged, and the latest assistant turn of a tool-use
-loop to keep the thinking its reply began with; otherwise it answers 400. A scripted reply whose
-usage is all zero gets a plausible one (`estimate_usage`), prompt caching included, so that
-`reply.usage` grows turn by turn as the API's does. `MessagesServer.replaying(recording)` plays back a session
+it wants each thinking block it sent back unchanged, with the `system`, `tools` and earlier
+messages it was produced after (its prefix, which the API checks too), and the latest assistant
+turn of a tool-use loop to keep the thinking its reply began with; otherwise it answers 400. A
+scripted reply whose usage is all zero gets a plausible one (`estimate_usage`, a rough count of
+characters, not the tokenizer's), prompt caching included, so that `reply.usage` grows turn by
+turn as the API's does. `MessagesServer.replaying(recording)` plays back a session
 saved by `Recorder`, a pass-through to the real API that keeps every exchange (`python -m nano
 --record FILE` and `--replay FILE`). Standard library only; nothing here imports the SDK.
 """
@@ -31,7 +33,8 @@ MAX_BODY = 4_000_000  # bytes in one request body; a scripted session needs far 
 TIMEOUT = 10  # seconds a connection may sit idle before the server drops it
 UPSTREAM_TIMEOUT = 600  # seconds the Recorder waits for the real API, as long as the SDK does
 POLL = 0.02  # seconds between checks for stop(); the standard library's 0.5 makes each stop slow
-CHARS_PER_TOKEN = 4  # a rough rule for English text and JSON; the real tokenizer differs
+CHARS_PER_TOKEN = 4  # a rough rule for English text and JSON: today's tokenizer counts more tokens
+# (client.messages.count_tokens asks the API for the real count)
 LOOKBACK = 20  # blocks before a cache breakpoint where the API looks for a cached prefix
 
 # The API's error types by status code, each with the message the API gives when none is scripted.
@@ -312,6 +315,7 @@ class MessagesServer(_Loopback):
         self._used = 0  # slots of the script answered so far
         self._signed: dict[str, str] = {}  # signature -> thinking text, of each thinking block sent
         self._thought: dict[str, list[Any]] = {}  # tool_use id -> the thinking of the reply asking
+        self._prefix: dict[str, dict[str, Any]] = {}  # signature -> what the block was produced after
         self._ids = itertools.count(1)
         self._cache: set[str] = set()  # the prompt prefixes cached so far (estimate_usage)
         self._lock = threading.Lock()
@@ -402,7 +406,8 @@ class MessagesServer(_Loopback):
                 sent = "nothing" if name not in body else repr(body[name])[:200]
                 return _error(400, f"{name}: this test expects {repr(value)[:200]}, but the "
                                    f"request sent {sent}.")
-        lost = thinking_kept(body["messages"], self._signed, self._thought)
+        lost = (thinking_kept(body["messages"], self._signed, self._thought)
+                or prefix_kept(body, self._prefix))
         if lost:
             return _error(400, lost)
         if self._used == len(self.script):
@@ -427,6 +432,8 @@ class MessagesServer(_Loopback):
         for block in thoughts:
             if block.get("type") == "thinking":
                 self._signed[str(block.get("signature"))] = block.get("thinking")
+            self._prefix[_seal(block)] = copy.deepcopy(
+                {"system": body.get("system"), "tools": body.get("tools"), "messages": body["messages"]})
         for block in slot["content"] if thoughts else []:
             if field(block, "type") == "tool_use":
                 self._thought[block.get("id")] = thoughts
@@ -500,7 +507,7 @@ def thinking_kept(messages: list[Any], signed: Mapping[str, str],
     signature issued with that very text (a thinking block is bound to the model and the
     conversation); and when the last message answers tools, the assistant turn before it must
     hold its reply's thinking blocks unchanged, as the API requires in a tool-use loop
-    (https://docs.anthropic.com/en/docs/build-with-claude/extended-thinking).
+    (https://platform.claude.com/docs/en/build-with-claude/extended-thinking).
     """
     for i, message in enumerate(messages):
         blocks = message["content"] if isinstance(message["content"], list) else []
@@ -525,6 +532,41 @@ def thinking_kept(messages: list[Any], signed: Mapping[str, str],
                 f"but it lost the thinking block{'s' if len(expected) > 1 else ''} its reply began "
                 "with: when thinking is on, send each assistant turn back exactly as the API "
                 "returned it, thinking blocks included.")
+    return None
+
+
+def prefix_kept(body: Mapping[str, Any], prefixes: Mapping[str, Mapping[str, Any]]) -> str | None:
+    """Why the API would refuse this request for a thinking block whose prefix changed, or None.
+
+    `prefixes`: for each thinking block served (by its signature), the `system`, `tools` and
+    messages of the request it answered. A thinking block is valid only after exactly those: a
+    request that sends it back with another system prompt, other tools or an earlier message
+    changed fails the block's prefix check, and the API answers 400 (for new accounts, by
+    default: https://platform.claude.com/docs/en/build-with-claude/preserved-thinking/prefix-checks).
+    A change invalidates only the thinking produced before it; thinking produced since is valid.
+    """
+    for i, message in enumerate(body["messages"]):
+        blocks = message["content"] if isinstance(message["content"], list) else []
+        for j, block in enumerate(blocks):
+            if field(block, "type") not in THINKING:
+                continue
+            then = prefixes.get(_seal(_bare(block)))
+            if then is None:
+                continue
+            changed = [name for name in ("system", "tools") if body.get(name) != then[name]]
+            earlier = next((k for k, (a, b) in enumerate(zip(then["messages"], body["messages"][:i]))
+                            if a != b), None)
+            if earlier is None and len(then["messages"]) != i:
+                earlier = min(i, len(then["messages"]))
+            if earlier is not None:
+                changed.append(f"messages[{earlier}]")
+            if changed:
+                return (f"messages[{i}].content[{j}]: the prefix of this thinking block changed "
+                        f"({' and '.join(f'`{c}`' if c in ('system', 'tools') else c for c in changed)} "
+                        "differ from the request it was produced after): a thinking block is valid "
+                        "only with the system, tools and earlier messages it followed. Keep them "
+                        "unchanged for the whole conversation and put each change in a new message "
+                        "at the end.")
     return None
 
 
@@ -583,6 +625,11 @@ class Recorder(_Loopback):
                 if status == 200:
                     self.replies.append(payload)
         return status, {k: got[k] for k in self.PASSED_BACK if got.get(k)}, payload
+
+
+def _seal(block: Mapping[str, Any]) -> str:
+    """What identifies a thinking block the server sent: its signature, or a redacted block's data."""
+    return str(block.get("signature") if block.get("type") == "thinking" else block.get("data"))
 
 
 def _bare(block: Any) -> dict[str, Any]:

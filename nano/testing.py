@@ -3,8 +3,8 @@
 Given, used by the notebooks, the visible checks and the hidden tests alike. `scripted_model`
 plays back replies that are real `anthropic.types.Message` objects (built with `reply` from
 `text`, `tool_use` and `thinking` blocks), so code under test cannot tell them from the API's; `scripted_asker` answers the gate from a list; `no_asker` fails the
-test if the gate is consulted at all. `local_api` points `call_model` at the key-free local
-Messages API of `nano.server`.
+test if the gate is consulted at all; `Transcript` shows an asker's questions and answers as a
+terminal would. `local_api` points `call_model` at the key-free local Messages API of `nano.server`.
 """
 
 import base64
@@ -130,6 +130,31 @@ class ScriptedAsker:
 def scripted_asker(answers: Iterable[str]) -> ScriptedAsker:
     """A fake human: scripted_asker(["y", "n"]) says y, then n, then raises EOFError."""
     return ScriptedAsker(answers)
+
+
+class Transcript:
+    """An asker that passes each question on to `inner` and prints it with its answer, as a
+    terminal session would show them: Transcript(scripted_asker(["fix it", "y"])).
+
+    An end of input is shown as "^D"; if the code under test keeps asking after the input has
+    ended twice, it is stopped with SystemExit (a main that never stops at EOFError).
+    """
+
+    def __init__(self, inner: Any):
+        self.inner, self.ends = inner, 0
+
+    async def question(self, prompt: str) -> str:
+        try:
+            answer = await self.inner.question(prompt)
+        except EOFError:
+            self.ends += 1
+            if self.ends > 2:
+                raise SystemExit("main kept asking after the input had ended: see lecture 06, "
+                                 "section 2") from None
+            print(f"{prompt}^D   (end of input)")
+            raise
+        print(f"{prompt}{answer}")
+        return answer
 
 
 class NoAsker:

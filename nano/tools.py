@@ -161,9 +161,11 @@ def edit_file(path: str, old_string: str, new_string: str) -> str:
     """Replace the one occurrence of `old_string` in the file at `path` with `new_string`.
 
     Returns f"Edited {path}". Raises, leaving the file untouched: FileNotFoundError when the file
-    is missing; ValueError when `old_string` is empty, or occurs zero times or more than once.
-    The message names the path and says what to do instead; for zero matches it says "not found",
-    for several it gives the count as digits ("occurs 3 times").
+    is missing (checked first, so it wins over an empty old_string too); ValueError when
+    `old_string` is empty, or occurs zero times or more than once. The message names the path and
+    says what to do instead; for zero matches it says "not found", for several it gives the count
+    as digits ("occurs 3 times"). The file is read and written as text, the way read_file shows
+    it: a file with Windows line endings (\\r\\n) is matched line by line and written back with \\n.
     """
     ### BEGIN SOLUTION
     file = Path(path)
@@ -190,7 +192,10 @@ def bash(command: str) -> str:
     Returns the exit code, stdout and stderr, laid out as
     "exit code: 0\\nstdout:\\n...\\nstderr:\\n...", cut by `clip`. A non-zero exit code is a
     result, not an error. Raises TimeoutError, saying what timed out, when the command runs too
-    long (and stops it).
+    long (and stops it and everything it started). The output is complete when every process
+    holding stdout or stderr has let go of them: a command that leaves a child running in the
+    background with those still open (`sleep 100 &`) runs until the timeout; one whose child's
+    output goes elsewhere (`sleep 100 > /dev/null 2>&1 &`) returns when bash exits.
     """
     ### BEGIN SOLUTION
     # bash, as the tool's name promises: shell=True alone runs /bin/sh (dash on Debian), which

@@ -310,37 +310,50 @@ def kernel_language_info() -> dict:
     return dict(IPythonKernel.language_info)
 
 
-# nbgrader's instructor parts, off in a student's JupyterLab; Validate and the assignment list stay.
-# The Nbgrader menu stays too: it (and the command palette) is the only way to the assignment list,
-# and it hides the entries whose plugins are off, so it shows the assignment list alone. These are
-# the files nbgrader's documented `jupyter labextension disable` and `jupyter server extension
-# disable` write at --level=user (--user) when JUPYTER_CONFIG_DIR is the workspace's .jupyter.
+# nbgrader's instructor parts, off in a student's JupyterLab; Validate stays. These are the files
+# nbgrader's documented `jupyter labextension disable` and `jupyter server extension disable` write
+# at --level=user (--user) when JUPYTER_CONFIG_DIR is the workspace's .jupyter. On a class's hub,
+# where an exchange is configured, the assignment list stays too, and the Nbgrader menu (which hides
+# the entries whose plugins are off) shows it alone. In a workspace of one's own there is no
+# exchange, and the list would open on errors: the menu says instead, in one entry, where fetch and
+# submit are, and that entry opens lecture 01, whose "Handing in" says how to hand in from here.
 STUDENT_LAB_CONFIG = ".jupyter"
 FIRST_NOTEBOOK = "01-shape-of-an-agent.ipynb"
 INSTRUCTOR_LAB_PLUGINS = ["@jupyter/nbgrader:formgrader", "@jupyter/nbgrader:course-list",
                           "@jupyter/nbgrader:create-assignment"]
 INSTRUCTOR_SERVER_EXTENSIONS = ["nbgrader.server_extensions.formgrader",
                                 "nbgrader.server_extensions.course_list"]
+EXCHANGE_LAB_PLUGINS = ["@jupyter/nbgrader:assignment-list", "@jupyter/nbgrader:menu"]
+EXCHANGE_SERVER_EXTENSIONS = ["nbgrader.server_extensions.assignment_list"]
+NO_EXCHANGE = "Fetch and submit are on your class's JupyterHub: here, hand in this folder itself"
 
 
-def write_student_lab_config(folder: Path) -> None:
+def write_student_lab_config(folder: Path, exchange: bool = False) -> None:
     """Write a Jupyter config folder that turns nbgrader's instructor parts off.
 
     JupyterLab reads it when the folder is on JUPYTER_CONFIG_PATH (`./run course` puts the
     workspace's there), on top of the user's and the environment's own configuration, which stay
-    untouched: the instructor's JupyterLab elsewhere keeps everything.
+    untouched: the instructor's JupyterLab elsewhere keeps everything. `exchange`: nbgrader's
+    exchange is configured where this lab runs (a class's hub), so the assignment list stays;
+    otherwise the Nbgrader menu holds NO_EXCHANGE alone.
     """
     (folder / "labconfig").mkdir(parents=True, exist_ok=True)
-    disabled = {"disabledExtensions": {name: True for name in INSTRUCTOR_LAB_PLUGINS}}
+    plugins = INSTRUCTOR_LAB_PLUGINS + ([] if exchange else EXCHANGE_LAB_PLUGINS)
+    disabled = {"disabledExtensions": {name: True for name in plugins}}
     (folder / "labconfig" / "page_config.json").write_text(json.dumps(disabled, indent=2) + "\n",
                                                            encoding="utf-8")
     # Defaults of JupyterLab's settings (the user's own settings still win): no "Jupyter news" question.
-    quiet = {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}}
-    (folder / "labconfig" / "default_setting_overrides.json").write_text(json.dumps(quiet, indent=2) + "\n",
+    defaults: dict = {"@jupyterlab/apputils-extension:notification": {"fetchNews": "false", "checkForUpdates": False}}
+    if not exchange:
+        sentence = {"command": "docmanager:open", "args": {"path": FIRST_NOTEBOOK, "label": NO_EXCHANGE}}
+        defaults["@jupyterlab/mainmenu-extension:plugin"] = {"menus": [
+            {"id": "jp-mainmenu-nbgrader", "label": "Nbgrader", "rank": 1000, "items": [sentence]}]}
+    (folder / "labconfig" / "default_setting_overrides.json").write_text(json.dumps(defaults, indent=2) + "\n",
                                                                          encoding="utf-8")
     # Bash, not a login shell of the user's choice: its rcfile puts the course's Python first.
     terminal = {"shell_command": ["bash", "--rcfile", str(folder.resolve() / "bashrc"), "-i"]}
-    servers = {"ServerApp": {"jpserver_extensions": {name: False for name in INSTRUCTOR_SERVER_EXTENSIONS},
+    off = INSTRUCTOR_SERVER_EXTENSIONS + ([] if exchange else EXCHANGE_SERVER_EXTENSIONS)
+    servers = {"ServerApp": {"jpserver_extensions": {name: False for name in off},
                              "terminado_settings": terminal},
                # The URL JupyterLab prints opens lecture 01; no news feed to ask about, no update check.
                "LabApp": {"default_url": f"/lab/tree/{FIRST_NOTEBOOK}", "news_url": None,

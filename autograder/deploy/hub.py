@@ -125,7 +125,7 @@ def write(hub: Hub) -> Path:
         if (hub.folder / folder).exists():
             shutil.rmtree(hub.folder / folder)
     student = hub.folder / "student" / "config"
-    release.write_student_lab_config(student)
+    release.write_student_lab_config(student, exchange=True)
     release.write_terminal_rc(student, str(hub.bin / "python"))
     _write_json(student / "nbgrader_config.json", _nbgrader(hub, course_root=False))
     server = json.loads((student / "jupyter_server_config.json").read_text(encoding="utf-8"))

@@ -22,6 +22,7 @@ from nano.testing import reply, text
 from tests.browser.conftest import running_lab
 from tests.browser.test_jupyterlab import (BUG, FIX, REACH_TIMEOUT, cell_printing, code_cell, expect, focus_ring,
                                            open_notebook, out_of_sight, output, run_all, run_all_by_keyboard)
+from tests.project.test_replay import cost_lines
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -119,6 +120,8 @@ def test_lecture_06_live_run_typed(page, shots, lab, model_server, way, tmp_path
     end.click()
 
     expect(output(cell)).to_contain_text("fixed: True", timeout=REACH_TIMEOUT)
+    for line in cost_lines(TRACE["replies"]):  # each reply's tokens and the session so far, live
+        expect(output(cell)).to_contain_text(line)
     assert kept.read_text(encoding="utf-8") == original.replace(BUG, FIX)
     assert (lab.workspace / "fixtures" / "convert.py").read_text(encoding="utf-8") == original
     shots(f"typed-{way}-ended", show=output(cell), align="end")

@@ -4,13 +4,16 @@ nbgrader is installed beside JupyterLab, so without care a student meets its ins
 (the Create Assignment sidebar, formgrader, the course list). A workspace from `make_workspace`
 carries a Jupyter config folder that turns those off, as nbgrader documents (`jupyter labextension
 disable`, `jupyter server extension disable`), read when JupyterLab starts with it on
-JUPYTER_CONFIG_PATH as `./run course` does. Validate and the assignment list stay: the Nbgrader
-menu lists the assignment list alone, from which a student fetches and submits through a real
+JUPYTER_CONFIG_PATH as `./run course` does. Validate stays. A workspace of one's own has no
+exchange, so its Nbgrader menu holds one entry saying where fetch and submit are (the class's hub),
+which opens lecture 01; where an exchange is configured (a hub, or a shared server: `exchange=True`)
+the menu lists the assignment list alone, from which a student fetches and submits through a real
 exchange. The same workspace served by a plain `jupyter lab` (the instructor's) shows everything.
 The workspace's terminal starts with the course's Python first, whatever the user's ~/.bashrc does.
 """
 
 import json
+import os
 import re
 import subprocess
 import sys
@@ -25,6 +28,7 @@ from autograder.authoring import release
 from tests.browser.conftest import running_lab
 from tests.browser.test_jupyterlab import expect, open_notebook, reset_done
 from tests.project.test_course_python import home_with_another_python
+from tests.project.test_install import free_port, lab_env, repository_copy, serve
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
 
@@ -65,12 +69,45 @@ def test_student_lab_shows_no_instructor_parts(page, shots, lab):
     expect(page.locator(".jp-NotebookPanel-toolbar", has_text="Validate")).to_be_visible()
     for name, part in instructor_parts(page).items():
         expect(part, f"{name} is shown to the student").to_have_count(0)
-    assert nbgrader_menu(page) == ["Assignment List"]
+    assert nbgrader_menu(page) == [release.NO_EXCHANGE]
     shots("student-lab", show=None)
     page.keyboard.press("Escape")
     for path in ("formgrader", "formgrader/api/assignments", "formgraders"):  # formgrader, course list
         assert status(lab, path) == 404, f"/{path} answers the student's lab"
     assert status(lab, "lab") == 200
+
+
+def test_the_workspace_run_course_opens_says_where_fetch_and_submit_are(browser, tmp_path, screenshot_root):
+    """`./run course` in a copy of the repository, as a student starts it: its Nbgrader menu holds
+    one sentence saying that fetch and submit are on the class's hub, not nbgrader's assignment
+    list, which would open here on "Error fetching courses!" (no exchange); the sentence opens
+    lecture 01, whose Before you start says how to hand in from a workspace."""
+    (tmp_path / "clone").mkdir()
+    clone = repository_copy(tmp_path / "clone")
+    (tmp_path / "home").mkdir()
+    env = lab_env(tmp_path / "home", f"{os.environ['PATH']}{os.pathsep}{Path(sys.executable).parent}")
+    folder = screenshot_root / "run_course_menu"
+    folder.mkdir(exist_ok=True)
+    seen = {}
+
+    def visit(url: str) -> None:
+        tab = browser.new_page()
+        try:
+            tab.goto(url.replace("/lab/tree/01-shape-of-an-agent.ipynb", "/lab/workspaces/menu")
+                     + "&reset", wait_until="commit")
+            expect(tab.locator(".jp-LauncherCard").first).to_be_visible(timeout=60_000)
+            reset_done(tab)
+            seen["menu"] = nbgrader_menu(tab)
+            tab.screenshot(path=str(folder / "01-nbgrader-menu.png"))
+            tab.locator(".lm-Menu-itemLabel", has_text=release.NO_EXCHANGE).click()
+            expect(tab.locator(".jp-NotebookPanel", has_text="Handing in.")).to_be_visible(timeout=60_000)
+            expect(tab.get_by_text("Error fetching courses")).to_have_count(0)
+            tab.screenshot(path=str(folder / "02-lecture-01.png"))
+        finally:
+            tab.close()
+
+    serve(["./run", "course", "--no-browser", "--ip=127.0.0.1", f"--port={free_port()}"], clone, env, then=visit)
+    assert seen["menu"] == [release.NO_EXCHANGE]
 
 
 def test_instructor_lab_keeps_nbgrader(browser, solved_workspace, tmp_path_factory, screenshot_root):
@@ -107,7 +144,7 @@ def test_a_student_opens_the_assignment_list_fetches_submits_and_validates(brows
     student.mkdir()
     settings = {"CourseDirectory": {"course_id": release.COURSE_ID}, "Exchange": {"root": str(exchange)}}
     (student / "nbgrader_config.json").write_text(json.dumps(settings), encoding="utf-8")
-    release.write_student_lab_config(student / release.STUDENT_LAB_CONFIG)
+    release.write_student_lab_config(student / release.STUDENT_LAB_CONFIG, exchange=True)
     folder = screenshot_root / "assignment_list"
     folder.mkdir(exist_ok=True)
     (tmp_path / "lab-home").mkdir()

@@ -146,14 +146,56 @@ def test_terminal_asker_reads_a_pipe_and_raises_eoferror_at_its_end():
     assert done.stdout == "> fix it\n'fix it'\n>   y \n'  y '\n> \nEOF\n", "piped lines are echoed"
 
 
-def test_python_m_nano_without_a_key_says_so_before_any_prompt():
+def test_python_m_nano_without_a_key_says_so_before_any_prompt(tmp_path):
+    """No credential anywhere the SDK looks (no variable, no profile on disk): one sentence on
+    stderr naming the key and the command to run again, as the README writes it, and status 2."""
     env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env["HOME"] = str(tmp_path)  # an empty home: no profile on disk either (~/.config/anthropic)
     done = subprocess.run([sys.executable, "-m", "nano"], input="hello\n", text=True,
-                          capture_output=True, cwd=ROOT, env=env, timeout=30)
+                          capture_output=True, cwd=ROOT, env=env, timeout=60)
     assert done.returncode == 2
     assert done.stdout == "", "no prompt before the key is there"
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "ANTHROPIC_API_KEY" in lines[0] and "export" in lines[0]
+    assert "./python -m nano" in lines[0] and "./python -m nano" in open(os.path.join(ROOT, "README.md")).read()
+
+
+def test_python_m_nano_names_a_profile_it_cannot_use_in_one_line(tmp_path):
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ANTHROPIC_")}
+    env.update(ANTHROPIC_CONFIG_DIR=str(tmp_path), ANTHROPIC_PROFILE="course")
+    done = subprocess.run([sys.executable, "-m", "nano"], input="hello\n", text=True,
+                          capture_output=True, cwd=ROOT, env=env, timeout=60)
+    assert done.returncode == 2 and done.stdout == ""
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("nano cannot use the Anthropic credentials it found: ")
+    assert "course" in lines[0], lines[0]
+
+
+def test_metered_prints_each_replys_tokens_and_the_sessions_running_cost(capsys):
+    """nano.cost's meter: one line per reply, its tokens (the cache's shown apart), its cost at
+    PRICES and the session's total so far; a model without a price is counted in tokens only."""
+    from nano.cost import PRICES, Price, cost, metered, price_of
+    from nano.testing import scripted_model
+
+    price = PRICES["claude-sonnet-5-5"]
+    assert price_of("claude-sonnet-5-5-20260928") == price and price_of("claude-sonnet-5") is None
+    first = reply(text("a")).model_copy(update={"model": "claude-sonnet-5-5"})
+    first.usage.input_tokens, first.usage.output_tokens = 1412, 71
+    second = reply(text("b")).model_copy(update={"model": "claude-sonnet-5-5-20260928"}, deep=True)
+    second.usage.input_tokens, second.usage.output_tokens = 100, 52
+    second.usage.cache_read_input_tokens, second.usage.cache_creation_input_tokens = 1500, 145
+    unknown = reply(text("c"))
+    meter = metered(scripted_model([first, second, unknown]))
+    for _ in range(3):
+        asyncio.run(meter([{"role": "user", "content": "hi"}]))
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "· 1,412 tokens in, 71 out: $0.0035 (this session: $0.0035)"
+    assert cost(second.usage, price) == pytest.approx((100 * 2 + 52 * 10 + 1500 * 0.10 + 145 * 2.50) / 1e6)
+    assert lines[1] == (f"· 1,745 tokens in (1,500 read from the cache, 145 written to it), 52 out: "
+                        f"${cost(second.usage, price):.4f} (this session: ${meter.spent:.4f})")
+    assert lines[2] == "· 0 tokens in, 0 out (no price for scripted in nano/cost.py)"
+    assert meter.calls == 3 and meter.spent == pytest.approx(cost(first.usage, price) + cost(second.usage, price))
+    assert Price(1, 2, 3, 4) == Price(input=1, output=2, cache_write=3, cache_read=4)
 
 
 def test_nano_is_not_installed_where_graded_code_could_import_it(tmp_path):

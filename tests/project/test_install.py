@@ -123,10 +123,11 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def serve(command: list[str], cwd: Path, env: dict[str, str]) -> str:
+def serve(command: list[str], cwd: Path, env: dict[str, str], then=None) -> str:
     """Start JupyterLab with `command`; when it prints its URL, answers it and serves no
-    formgrader (a student's lab: the workspace's .jupyter is read), stop it and return everything
-    it printed. Fails with its output when it exits or prints no URL in time."""
+    formgrader (a student's lab: the workspace's .jupyter is read), call `then(url)` if given (a
+    browser's visit), stop it and return everything it printed. Fails with its output when it
+    exits or prints no URL in time."""
     process = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.PIPE,
                                stderr=subprocess.STDOUT, text=True, start_new_session=True)
     printed = []
@@ -142,6 +143,8 @@ def serve(command: list[str], cwd: Path, env: dict[str, str]) -> str:
                 assert b"JupyterLab" in page(found.group(0)), "".join(printed)
                 assert status(f"{found.group(1)}formgrader?{found.group(2)}") == 404, \
                     "nbgrader's formgrader is served in a student's JupyterLab"
+                if then is not None:
+                    then(found.group(0))
                 return "".join(printed)
         pytest.fail(f"JupyterLab printed no URL (exit code {process.poll()}):\n" + "".join(printed))
     finally:

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.authoring import notebooks
+from autograder.authoring import notebooks, release
 from autograder.authoring.audit import check_lecture
 
 POINTS = {"01": 1.0, "02": 1.5, "03": 1.5, "04": 1.5, "05": 2.5, "06": 2.0}
@@ -106,37 +106,42 @@ def source(number: str):
     return next(s for s in notebooks.sources() if s.name.startswith(f"{number}-"))
 
 
-HEADING = re.compile(r"^## (?:(\d+)\.)?", re.M)
+HEADING = re.compile(r"^## (?:(\d+)\.)?(.*)$", re.M)
+STARTUP = release.STUDENT_TEMPLATES / "startup.py"  # what a workspace's kernel runs when it starts
 
 
 def sections(nb) -> tuple[list[int], dict[str, list[int]]]:
-    """The setup code cells (those before section 1) and, per `## N.` section, its code cells.
-
-    A `##` heading without a number (key takeaways, what we skipped) ends a section.
+    """The setup cell (the first code cell, which a workspace's kernel does again itself when it
+    starts) and, per `##` section, its code cells: "section N" for a numbered one, its title for
+    another one that holds code ("Before you start"). Code before the first `##` heading, after
+    the setup cell, is a section of its own, "the opening".
     """
     setup: list[int] = []
     found: dict[str, list[int]] = {}
-    current = None
+    current = "the opening"
     for index, cell in enumerate(nb.cells):
         if cell.cell_type == "markdown":
             for heading in HEADING.finditer(cell.source):
-                current = heading.group(1) and f"section {heading.group(1)}"
-                if current:
-                    found.setdefault(current, [])
+                number, title = heading.groups()
+                current = f"section {number}" if number else title.strip()
         elif cell.cell_type == "code":
-            if not found:
+            if not setup:
                 setup.append(index)
-            elif current:
-                found[current].append(index)
+            else:
+                found.setdefault(current, []).append(index)
     return setup, found
 
 
-async def run_in_restarted_kernels(nb, groups: dict[str, list[int]]) -> dict[str, list[tuple]]:
+async def run_in_restarted_kernels(nb, groups: dict[str, list[int]],
+                                   startup: Path | None = None) -> dict[str, list[tuple]]:
     """Run each group of cells in one kernel, restarted before each group; per group, the errors
-    its cells raised, as (cell index, exception name, message)."""
+    its cells raised, as (cell index, exception name, message). With `startup`, the kernel runs
+    that file first each time it starts, as a workspace's kernel runs its startup.py."""
     from nbclient import NotebookClient
 
+    extra = [f"--IPKernelApp.exec_files={[str(startup)]}"] if startup else []
     client = NotebookClient(nb, timeout=120, kernel_name="python3", allow_errors=True,
+                            extra_arguments=extra,
                             resources={"metadata": {"path": str(notebooks.LECTURES)}})
     errors: dict[str, list[tuple]] = {}
     async with client.async_setup_kernel():
@@ -153,23 +158,28 @@ async def run_in_restarted_kernels(nb, groups: dict[str, list[int]]) -> dict[str
     return errors
 
 
-def test_sections_are_found_with_their_setup_cells():
+def test_sections_are_found_with_their_setup_cell():
     nb = notebooks.build(source("01"))
     setup, found = sections(nb)
-    assert "%load_ext autoreload" in nb.cells[setup[0]].source
-    assert list(found) == [f"section {n}" for n in range(1, 9)]
-    assert all(found.values()), "every section of lecture 01 has code"
+    assert len(setup) == 1 and "%load_ext autoreload" in nb.cells[setup[0]].source
+    assert [name for name in found if name.startswith("section")] == [f"section {n}" for n in range(1, 9)]
+    assert "Before you start: setting up, and running `./ok 00`" in found
+    assert all(found.values()), "every section of lecture 01 found has code"
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("number", sorted(POINTS))
 def test_every_section_runs_after_a_restart(number, monkeypatch):
-    """A student who restarts the kernel, runs the setup cell(s) and jumps to section N meets no
-    NameError for an import or a value made sections earlier (against the reference solution)."""
+    """A student who restarts the workspace's kernel (which runs startup.py, as the lecture's first
+    cell would) and jumps to any section, the unnumbered ones with code included, runs it without
+    a NameError for an import or a value made in another section (against the reference)."""
     monkeypatch.setenv("NANO_HEADLESS", "1")
     nb = notebooks.build(source(number))
-    setup, found = sections(nb)
-    errors = asyncio.run(run_in_restarted_kernels(nb, {name: setup + cells for name, cells in found.items()}))
+    _, found = sections(nb)
+    errors = asyncio.run(run_in_restarted_kernels(nb, found, startup=STARTUP))
+    print(f"lecture {number}: {len(found)} sections run alone after a restart: "
+          + ", ".join(f"{name} ({len(cells)} cells, {'ok' if not errors[name] else 'FAILED'})"
+                      for name, cells in found.items()))
     assert not any(errors.values()), "\n".join(
         f"{name}: cell {index} ({nb.cells[index].get('id')}): {ename}: {evalue}"[:300]
         for name, found in errors.items() for index, ename, evalue in found)

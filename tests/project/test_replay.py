@@ -20,9 +20,9 @@ import subprocess
 import sys
 from pathlib import Path
 
-from nano.repl import UNFINISHED
+from nano.failures import UNFINISHED
 from nano.server import Failure, MessagesServer
-from nano.testing import reply, thinking
+from nano.testing import reply, text, thinking
 from nano.trace import TRACE_PATH, load_trace
 
 ROOT = TRACE_PATH.parent.parent
@@ -101,6 +101,56 @@ def test_the_celsius_trace_replays_with_no_key_and_records_the_same_session(tmp_
     assert f"> {fixture['request']}\n" in screen, "the recorded request is typed for you"
     assert "Allow edit_file? [y/n] y\n" in screen, "the gate asks you, not the recording"
     assert "> (the recording ends here)\n" in screen
+
+
+def cost_lines(replies: list[dict]) -> list[str]:
+    """The line nano.cost's meter must print for each of these recorded replies (their JSON), by
+    arithmetic of its own: the reply's usage at the price table's figures, and the running total."""
+    from nano.cost import PRICES
+
+    price, total, lines = PRICES["claude-sonnet-5-5"], 0.0, []
+    for recorded in replies:
+        usage = recorded["usage"]
+        spent = (usage["input_tokens"] * price.input + usage["output_tokens"] * price.output) / 1_000_000
+        total += spent
+        lines.append(f"· {usage['input_tokens']:,} tokens in, {usage['output_tokens']:,} out: "
+                     f"${spent:.4f} (this session: ${total:.4f})")
+    return lines
+
+
+def test_a_replay_prints_each_replys_tokens_and_the_sessions_running_cost(tmp_path):
+    """Each recorded reply's usage, priced at nano/cost.py's table, on one line as the reply
+    arrives (before its text), with the session's total so far: what a live run prints too."""
+    done = nano(workspace(tmp_path), "--replay", str(TRACE_PATH), typed="y\n")
+    assert done.returncode == 0, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    replies = json.loads(TRACE_PATH.read_text(encoding="utf-8"))["replies"]
+    assert [line for line in lines if line.startswith("· ")] == cost_lines(replies), done.stdout
+    for line, recorded in zip(cost_lines(replies), replies):
+        said = next(b["text"] for b in recorded["content"] if b["type"] == "text")
+        assert lines.index(line) < lines.index(said), "the cost of a reply comes as it arrives"
+
+
+def test_a_live_session_runs_on_the_credentials_of_a_profile_alone(tmp_path):
+    """No ANTHROPIC_API_KEY, no ANTHROPIC_AUTH_TOKEN: a profile (ANTHROPIC_PROFILE, its files
+    under ANTHROPIC_CONFIG_DIR) is the SDK's to find, and nano starts on it and sends its token."""
+    config = tmp_path / "anthropic"
+    (config / "configs").mkdir(parents=True)
+    (config / "credentials").mkdir()
+    (config / "configs" / "course.json").write_text('{"authentication": {"type": "user_oauth"}}')
+    secret = config / "credentials" / "course.json"
+    secret.write_text('{"access_token": "sk-ant-oat-from-a-profile"}')
+    secret.chmod(0o600)
+    folder = workspace(tmp_path / "ws")
+    with MessagesServer([reply(text("Hello from a profile."))], api_key="sk-ant-oat-from-a-profile") as server:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("ANTHROPIC_", "NANO_", "PYTHON"))}
+        env.update(HOME=str(folder), ANTHROPIC_BASE_URL=server.url, ANTHROPIC_PROFILE="course",
+                   ANTHROPIC_CONFIG_DIR=str(config))
+        done = subprocess.run([sys.executable, "-m", "nano"], input="hello\n", cwd=folder, env=env,
+                              capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0 and done.stderr == "", done.stdout + done.stderr
+    assert "Hello from a profile." in done.stdout
+    assert server.requests[0].headers["authorization"] == "Bearer sk-ant-oat-from-a-profile"
 
 
 def test_a_session_with_failed_turns_records_and_replays_the_same(tmp_path):

@@ -21,10 +21,11 @@ import pytest
 from anthropic.types import Message
 
 import nano.model
+from nano.failures import EMPTY, UNFINISHED, Unfinished, explain, finished_only
 from nano.loop import agent_loop
 from nano.model import call_model
 from nano.protocol import check_messages
-from nano.repl import EMPTY, UNFINISHED, Unfinished, explain, finished_only, main
+from nano.repl import main
 from nano.server import TIMEOUT, Failure, MessagesServer, Recorder
 from nano.testing import (ScriptedAsker, local_api, no_asker, reply, scratch_dir, scripted_asker,
                           text, thinking, tool_use)
@@ -330,6 +331,58 @@ def test_thinking_blocks_come_back_as_the_sdk_parses_them_and_must_go_back_uncha
                 run(call_model, [messages[0], wrong, messages[2]])
             assert says in explain(info.value), explain(info.value)
         assert server.unused == 1 and [r.status for r in server.requests] == [200, 200, 400, 400]
+
+
+@pytest.mark.parametrize("change", ["tools", "system", "an earlier message"])
+def test_a_thinking_block_sent_back_after_its_prefix_changed_is_refused(change, monkeypatch):
+    """Preserved thinking's prefix check, through the real SDK: a thinking block goes back only
+    with the system prompt, the tools and the earlier messages it was produced after. Changing
+    one of them between two requests of a session (as autoreload does after a saved edit of TOOLS
+    or SYSTEM_PROMPT) gets a 400 naming what changed; with it put back, the session goes on."""
+    replies = [reply(thinking(), text("Two functions.")), reply(thinking(), text("The first is wrong."))]
+    with MessagesServer(replies, api_key=KEY) as server:
+        use(server, monkeypatch)
+        messages = [user("What is in convert.py?")]
+        messages.append({"role": "assistant", "content": run(call_model, messages).content})
+        messages.append(user("Which one is wrong?"))
+        edited = [{**nano.model.TOOLS[0], "description": "Read a file."}, *nano.model.TOOLS[1:]]
+        changed = {"tools": ("TOOLS", edited, "`tools`"),
+                   "system": ("SYSTEM_PROMPT", nano.model.SYSTEM_PROMPT + " Be brief.", "`system`")}
+        if change in changed:
+            name, value, says = changed[change]
+            with monkeypatch.context() as edit:
+                edit.setattr(nano.model, name, value)
+                edit.setattr(nano.model, "_client", None)
+                with pytest.raises(anthropic.BadRequestError) as info:
+                    run(call_model, messages)
+        else:
+            says = "messages[0]"
+            monkeypatch.setattr(nano.model, "_client", None)
+            with pytest.raises(anthropic.BadRequestError) as info:
+                run(call_model, [user("What is in convert.py, really?"), *messages[1:]])
+        sentence = explain(info.value)
+        assert "the prefix of this thinking block changed" in sentence and says in sentence, sentence
+        assert sentence.startswith("The API rejected the request: messages[1].content[0]"), sentence
+        monkeypatch.setattr(nano.model, "_client", None)
+        assert run(call_model, messages).content[-1].text == "The first is wrong."
+    assert [r.status for r in server.requests] == [200, 400, 200]
+
+
+def test_thinking_produced_after_a_change_is_valid_again(monkeypatch):
+    """A change invalidates only the thinking produced before it: a session that starts again from
+    its first line with the new tools, keeping nothing of the old thinking, goes through."""
+    replies = [reply(thinking(), text("One.")), reply(thinking(), text("Two.")), reply(thinking(), text("Three."))]
+    with MessagesServer(replies, api_key=KEY) as server:
+        use(server, monkeypatch)
+        run(call_model, [user("first")])
+        monkeypatch.setattr(nano.model, "TOOLS", nano.model.TOOLS[:2])
+        monkeypatch.setattr(nano.model, "_client", None)
+        messages = [user("first again")]
+        messages.append({"role": "assistant", "content": run(call_model, messages).content})
+        messages.append(user("and then"))
+        monkeypatch.setattr(nano.model, "_client", None)
+        assert run(call_model, messages).content[-1].text == "Three."
+    assert [r.status for r in server.requests] == [200, 200, 200]
 
 
 @pytest.mark.parametrize("stop_reason", ["max_tokens", "refusal"])

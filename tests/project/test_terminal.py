@@ -111,7 +111,7 @@ def test_python_m_nano_fixes_the_celsius_bug_in_a_terminal(nano, workspace):
 
 def test_failed_turns_get_one_sentence_each_and_the_session_goes_on(nano, workspace):
     """A refusal, a reply cut off at max_tokens, an API that stays overloaded: then the fix."""
-    from nano.repl import UNFINISHED
+    from nano.failures import UNFINISHED
 
     trace = load_trace()
     cut_off = reply(text("I'll rewrite the whole file."),
