@@ -32,7 +32,8 @@ PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 # mystmd are programs nano-course hub and site run, never imported.
 IMPORTED_AS = {"dask": ["dask", "distributed"], "jupytext": ["jupytext"],
                "matplotlib": ["matplotlib"], "psycopg": ["psycopg"], "nbval": ["nbval"],
-               "playwright": ["playwright"], "pytest-xdist": ["xdist"], "hypothesis": ["hypothesis"],
+               "playwright": ["playwright"], "axe-playwright-python": ["axe_playwright_python"],
+               "pytest-xdist": ["xdist"], "hypothesis": ["hypothesis"],
                "nbclient": [], "pyyaml": [], "jupyterhub": [], "mystmd": []}
 NOT_A_STUDENTS = sorted(m for modules in IMPORTED_AS.values() for m in modules)
 STUDENT_ONLY = Path(__file__).parent / "student_only"
