@@ -16,8 +16,8 @@ INSTRUCTOR_MODULES = {"dask", "distributed", "psycopg", "matplotlib", "jupytext"
 COURSE_HELP = ("the course folder nano-course build made (default: $NANO_COURSE, else build/course in "
                "the nano checkout: %s)" % default_course())
 STOPPED = {  # what a command stopped with Ctrl-C leaves, where it leaves something to know
-    "grade": ("; grades.csv and problems.csv are as they were, and the students finished before the "
-              "stop have their feedback pages and their gradebook entries: grade again to finish"),
+    "grade": ("; the students finished before the stop are in grades.csv, problems.csv, the gradebook "
+              "and their feedback pages, the others as they were: grade again to finish"),
 }
 
 

@@ -132,9 +132,11 @@ def title_of(nb) -> str:
     return ""
 
 
-def described(nb) -> dict[str, Described]:
-    """grade_id -> its behaviour in words and its section, for every graded cell of a lecture."""
-    found, section = {}, ""
+def sections(nb) -> list[str]:
+    """The section each cell of a lecture notebook sits under, as a student finds it:
+    "section 4, Sending the results back, and knowing when to stop" (the last `## N. Title`
+    before it, or in it); "" before the first, and under a heading that is not numbered."""
+    found, section = [], ""
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             for line in cell.source.splitlines():
@@ -144,6 +146,14 @@ def described(nb) -> dict[str, Described]:
                     section = f"section {heading.group(1)}, {title.strip()}"
                 elif line.startswith("## "):
                     section = ""
+        found.append(section)
+    return found
+
+
+def described(nb) -> dict[str, Described]:
+    """grade_id -> its behaviour in words and its section, for every graded cell of a lecture."""
+    found = {}
+    for cell, section in zip(nb.cells, sections(nb)):
         meta = cell.metadata.get("nbgrader", {})
         if meta.get("grade"):
             words = cell.metadata.get("nano", {}).get("behaviour") or meta["grade_id"].replace("_", " ")
@@ -525,10 +535,12 @@ def _section_number(section: str) -> str:
 
 
 def write_student(course: Path, grade) -> Path:
-    """Write the feedback pages of one student (a results.Grade); return the index page."""
-    folder = course / "feedback" / grade.student
-    if folder.exists():
-        shutil.rmtree(folder)
+    """Write the feedback pages of one student (a results.Grade); return the index page. The
+    pages are written aside and put in place of the old ones at once: a stop meanwhile leaves
+    the old pages whole."""
+    final = course / "feedback" / grade.student
+    folder = final.with_name(f".{grade.student}.new")
+    shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     esc = html.escape
     facts = Course.at(course)
@@ -561,7 +573,8 @@ def write_student(course: Path, grade) -> Path:
         problems = ("<div class=\"problems\"><p>What the grader found in your hand-in:</p><ul>"
                     + "".join(f"<li>{esc(str(p))}</li>" for p in grade.problems) + "</ul></div>")
     if not grade.graded:
-        problems += "<p>Your hand-in could not be graded, so every lecture scores 0.</p>"
+        problems += ("<p>Your hand-in could not be graded, so it has no grade yet. Do what the note above "
+                     "says and hand it in again; it is graded then.</p>")
     body = (f"<h1>Feedback for {esc(grade.student)}</h1>\n"
             f"<p>Total: <b>{grade.total:g} / {total_points:g}</b> points.</p>\n{problems}\n"
             "<table><tr><th>lecture</th><th class=\"num\">points</th>"
@@ -569,9 +582,14 @@ def write_student(course: Path, grade) -> Path:
             + "\n".join(rows) + "</table>\n"
             + "<p>Each lecture's page lists its graded behaviours; a failed one says what went "
               "wrong, and which section of the lecture to reread.</p>")
-    index = folder / "index.html"
-    index.write_text(_page(f"Feedback: {grade.student}", body), encoding="utf-8")
-    return index
+    (folder / "index.html").write_text(_page(f"Feedback: {grade.student}", body), encoding="utf-8")
+    old = final.with_name(f".{grade.student}.old")
+    shutil.rmtree(old, ignore_errors=True)
+    if final.exists():
+        final.rename(old)
+    folder.rename(final)
+    shutil.rmtree(old, ignore_errors=True)
+    return final / "index.html"
 
 
 def _lecture_page(grade, title: str, number: str, points: float, found, said: list[str]) -> str:

@@ -6,9 +6,10 @@ scores and of the total, and the failure rate of every graded behaviour, as plot
 Agg, embedded as PNG data URIs, each one screen at most: one small panel per lecture) and as a
 table that says each behaviour in words (feedback.described) and lists, a click away, the
 students who lost points on it with a link to their feedback page; plus the hand-ins that could
-not be graded. A student who lost points on a behaviour either got it wrong or did not attempt it
-(its function still the stub, its question unanswered: feedback.Behaviour.not_attempted); the
-plot and the table show the two apart.
+not be graded, and what the last run left without a grade (entries of the hand-ins not placed,
+students of the roster with no grade: `left_out_section`). A student who lost points on a
+behaviour either got it wrong or did not attempt it (its function still the stub, its question
+unanswered: feedback.Behaviour.not_attempted); the plot and the table show the two apart.
 """
 
 import base64
@@ -191,6 +192,30 @@ def _who(results: ClassResults, number: str, failed: list[str]) -> str:
     return f"<details><summary>{len(failed)}</summary>{links}</details>"
 
 
+def left_out_section(course: Path) -> str:
+    """The entries of the last run's hand-ins that became no student's, and the students of its
+    roster with no grade, each with why (results.read_left_out), as a heading and a table; ""
+    when it left nothing out."""
+    from autograder.grading import results as run
+
+    left = run.read_left_out(course)
+    if not left:
+        return ""
+    esc = html.escape
+    rows = "".join(f"<tr><td>{esc(one.kind)}</td><td>{esc(one.entry) or '&mdash;'}</td>"
+                   f"<td>{esc(one.student + (f' ({one.name})' if one.name else '')) or '&mdash;'}</td>"
+                   f"<td>{esc(one.why)}</td></tr>" for one in left)
+    placed = sum(one.kind == run.NOT_PLACED for one in left)
+    missing = len(left) - placed
+    return (f"<h2 id=\"left-out\">Not placed, and students with no grade</h2>\n"
+            f"<p>The last <code>nano-course grade</code> left {placed} entr{'ies' if placed != 1 else 'y'} of the "
+            f"hand-ins not placed (no student's hand-in) and {missing} student{'s' * (missing != 1)} of its "
+            "roster with no grade in grades.csv:</p>\n"
+            "<table><caption>What the last grading left without a grade, and why</caption>\n"
+            "<tr><th scope=\"col\">what</th><th scope=\"col\">entry of the hand-ins</th>"
+            "<th scope=\"col\">student</th><th scope=\"col\">why</th></tr>\n" + rows + "</table>")
+
+
 def write_report(course: Path) -> Path:
     """Write `course`/report.html; return its path."""
     from autograder.grading.autograde import quiet
@@ -223,10 +248,11 @@ def write_report(course: Path) -> Path:
         for number, grade_id, p in hardest]
     ungraded = ""
     if results.not_graded:
-        ungraded = ("<h2>Not graded</h2><p>These hand-ins could not be graded (0 points in grades.csv) "
+        ungraded = ("<h2>Not graded</h2><p>These hand-ins could not be graded (no grade in grades.csv) "
                     "and are left out of the numbers above:</p><ul>"
                     + "".join(f"<li><b>{esc(s)}</b>: {esc(why)}</li>" for s, why in results.not_graded)
                     + "</ul>")
+    ungraded += left_out_section(course)
     body = f"""<h1>nano: class report</h1>
 <p>{n} graded student{'s' * (n != 1)}; total out of {out_of:g}: mean {statistics.mean(totals):.2f},
 median {statistics.median(totals):.2f}, lowest {min(totals):g}, highest {max(totals):g}.

@@ -118,7 +118,7 @@ def test_the_layout_is_told_from_the_names_and_a_mix_is_refused(tmp_path):
 def test_a_canvas_download_is_grouped_by_user_and_mapped_through_the_roster(tmp_path, roster_file):
     canvas = canvas_download(tmp_path / "canvas")
     zip_download(canvas, canvas / "submissions.zip")  # the download's own zip, left beside it
-    rows, notes = intake.class_in(canvas, roster_file)
+    rows, notes, unplaced = intake.class_in(canvas, roster_file)
     by = {row.student: row for row in rows}
     assert sorted(by) == ["ada", "alan", "grace"]
     assert [name for _, name in by["grace"].parts] == ["nano.zip"], "the older upload is left out"
@@ -128,17 +128,20 @@ def test_a_canvas_download_is_grouped_by_user_and_mapped_through_the_roster(tmp_
                                                      "02-tools-that-read.ipynb"]
     assert by["alan"].notes == ()
     assert not any(row.problem for row in rows)
-    assert len(notes) == 3, notes
-    assert any(n.startswith("not placed: Canvas user 99999 (smithjohn), 2 files: not in the roster") for n in notes)
-    assert any(n.startswith("not placed: notes.txt: a file not named as a Canvas download names") for n in notes)
-    assert any(n.startswith("not placed: submissions.zip:") for n in notes)
+    assert notes == []
+    said = [str(u) for u in unplaced]
+    assert len(said) == 3, said
+    assert any(n.startswith("not placed: Canvas user 99999 (smithjohn), 2 files: not in the roster") for n in said)
+    assert any(n.startswith("not placed: notes.txt: a file not named as a Canvas download names") for n in said)
+    assert any(n.startswith("not placed: submissions.zip:") for n in said)
+    assert not any(u.student for u in unplaced), "none carries a roster student's id"
 
 
 def test_a_moodle_download_is_mapped_by_participant_or_by_a_name_with_a_comma(tmp_path, roster_file):
-    rows, notes = intake.class_in(moodle_download(tmp_path / "moodle"), roster_file)
+    rows, notes, unplaced = intake.class_in(moodle_download(tmp_path / "moodle"), roster_file)
     assert [row.student for row in rows] == ["ada", "alan", "grace"]
     assert all(len(row.parts) == 1 and row.parts[0][0].is_dir() for row in rows)
-    assert sorted(notes) == [
+    assert sorted([*notes, *map(str, unplaced)]) == [
         "ignored: Alan Turing_1003_assignsubmission_onlinetext_: Moodle's online text of Alan Turing; "
         "nano is graded from the files handed in",
         f"not placed: Moodle user 1009 (Nobody Here), Nobody Here_1009_assignsubmission_file_/: not in the "
@@ -149,7 +152,7 @@ def test_a_moodle_download_is_mapped_by_participant_or_by_a_name_with_a_comma(tm
 
 
 def test_each_hand_in_is_assembled_into_one_workspace(tmp_path, roster_file):
-    rows, _ = intake.class_in(moodle_download(tmp_path / "moodle"), roster_file)
+    rows, _, _ = intake.class_in(moodle_download(tmp_path / "moodle"), roster_file)
     rows += intake.class_in(canvas_download(tmp_path / "canvas"), roster_file)[0]
     for row in rows:
         dest = tmp_path / "staged" / row.source.name / "nano"
@@ -195,7 +198,7 @@ def test_a_canvas_slug_matches_one_roster_name_only_and_never_one_with_another_i
 def test_a_download_zip_is_unpacked_under_the_guards_and_names_itself(tmp_path, roster_file):
     archive = zip_download(canvas_download(tmp_path / "canvas"), tmp_path / "submissions.zip")
     with intake.opened(archive) as folder:
-        rows, _ = intake.class_in(folder, roster_file, shown=archive)
+        rows, _, _ = intake.class_in(folder, roster_file, shown=archive)
         assert [row.student for row in rows] == ["ada", "alan", "grace"]
     assert not folder.exists()
     with pytest.raises(intake.IntakeError, match=r"^submissions.zip refused: it unpacks to more than 0 MB, "
