@@ -198,13 +198,14 @@ def _newest(files: list[Entry], kind: str) -> tuple[tuple[tuple[Path, str], ...]
 
 
 def _changed(path: Path) -> tuple[int, ...]:
-    """When a zip's newest entry was last changed, as its (year, month, day, hour, minute, second);
-    () for a file that is not a readable zip."""
+    """When a zip's newest file was last changed (macOS's __MACOSX shadows left out), as its
+    (year, month, day, hour, minute, second); () for a file that is not a readable zip."""
     if not path.name.lower().endswith(".zip") or not path.is_file():
         return ()
     try:
         with zipfile.ZipFile(path) as zf:
-            return max((info.date_time for info in zf.infolist()), default=())
+            return max((info.date_time for info in zf.infolist()
+                        if not info.is_dir() and "__MACOSX" not in info.filename.split("/")), default=())
     except (zipfile.BadZipFile, OSError, EOFError):
         return ()
 

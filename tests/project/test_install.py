@@ -30,7 +30,7 @@ PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 # What each extra's package is imported as; nbclient and pyyaml come with the student's set
 # (nbgrader and jupyterlab need them), so a student's environment has them anyway; jupyterhub and
 # mystmd are programs nano-course hub and site run, never imported.
-IMPORTED_AS = {"dask": ["dask", "distributed"], "jupytext": ["jupytext"],
+IMPORTED_AS = {"copydetect": ["copydetect"], "dask": ["dask", "distributed"], "jupytext": ["jupytext"],
                "matplotlib": ["matplotlib"], "psycopg": ["psycopg"], "nbval": ["nbval"],
                "playwright": ["playwright"], "pytest-xdist": ["xdist"], "hypothesis": ["hypothesis"],
                "nbclient": [], "pyyaml": [], "jupyterhub": [], "mystmd": []}
