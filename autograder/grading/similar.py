@@ -38,6 +38,7 @@ NOISE = 40  # tokens: a matching fragment shorter than this is never a match (co
 GUARANTEE = NOISE
 FLAG = 0.6  # the share of the smaller hand-in's code matched at which a pair is flagged
 CONTEXT = 4  # lines shown around each matching fragment
+SHOWN = 50  # flagged pairs whose code the report shows side by side, the most alike first
 FOLDER = "similar"  # COURSE/similar/report.html and pairs.csv
 
 
@@ -226,10 +227,11 @@ def _page(comparison: Comparison) -> str:
     rows = "".join(
         f"<tr><td>{i}</td><td>{esc(p.a)}</td><td>{esc(p.b)}</td><td class=num>{p.share:.0%}</td>"
         f"<td class=num>{p.share_a:.0%}</td><td class=num>{p.share_b:.0%}</td><td class=num>{p.tokens}</td>"
-        + (f'<td><a href="#pair-{i}">flagged</a></td></tr>' if p.flagged else "<td>no</td></tr>")
+        + (f'<td><a href="#pair-{i}">flagged</a></td></tr>' if p.flagged and i <= SHOWN
+           else "<td>flagged</td></tr>" if p.flagged else "<td>no</td></tr>")
         for i, p in enumerate(comparison.pairs, 1))
     sections = []
-    for i, p in enumerate(comparison.pairs, 1):
+    for i, p in enumerate(comparison.pairs[:SHOWN], 1):
         if not p.flagged:
             continue
         files = "".join(
@@ -253,8 +255,9 @@ def _page(comparison: Comparison) -> str:
 students write in) with copydetect: names, strings, comments and layout do not count, so renamed
 variables and reordered functions still match; the release's own code is left out of every file
 first. A pair is <b>flagged</b> when {FLAG:.0%} or more of the smaller hand-in's code matches the
-other's ({flagged} here); short functions every honest student writes alike make about a third
-at most. Similar is not copied: read the flagged pairs' code below before you decide anything.</p>
+other's ({flagged} here{f"; the code of the first {SHOWN} is shown below" if flagged > SHOWN else ""}); short
+functions every honest student writes alike make about a third at most. Similar is not copied:
+read the flagged pairs' code below before you decide anything.</p>
 <table><caption>Every pair, most alike first</caption>
 <tr><th scope=col>rank</th><th scope=col>student</th><th scope=col>student</th>
 <th scope=col class=num>share</th><th scope=col class=num>of the first's</th>
