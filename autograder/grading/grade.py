@@ -254,7 +254,7 @@ def left_out(unplaced, people: rosters.Roster | None, everyone: list[Grade]) -> 
         if person.student_id.lower() in listed:
             continue
         theirs = [u.entry for u in unplaced if u.student == person.student_id]
-        why = (f"{' and '.join(theirs)} carries their id but was not placed (see its line)" if theirs
+        why = (f"{' and '.join(theirs)} carries their id but was not placed (see why at its entry)" if theirs
                else "nothing in the hand-ins is theirs: not handed in, or under a name no one could place")
         found.append(LeftOut(NO_GRADE, "", person.student_id, why, person.name))
     return found

@@ -227,7 +227,7 @@ def test_the_run_lists_what_it_left_out_and_whom_the_roster_has_with_no_grade(tm
         ("not placed", "lee_33333.zip", "lee"), ("not placed", "notes.txt", ""),
         ("no grade", "", "lee"), ("no grade", "", "ghost")], "pat is listed: not graded"
     assert str(left[2]) == ("no grade: lee (Lee Chen), in the roster: lee_33333.zip carries their id but was not "
-                            "placed (see its line)")
+                            "placed (see why at its entry)")
     assert str(left[3]).startswith("no grade: ghost (Ghost Writer), in the roster: nothing in the hand-ins is theirs")
     lines = grade.closing([*graded, refused], [], left)
     assert lines[0] == f"not graded: pat: {lms_problem.message}"
@@ -416,7 +416,7 @@ def test_an_awkward_canvas_download_grades_everyone_on_their_newest_upload_and_l
     assert [line.split()[0] for line in lines[table + 1:table + 6]] == ["anna", "jose", "mary", "pat", "sean"]
     assert lines[-4].startswith("not placed: lee_33333.zip: a file not named as a Canvas download names")
     assert lines[-3] == ("no grade: lee (Lee Chen), in the roster: lee_33333.zip carries their id but was not placed "
-                         "(see its line)")
+                         "(see why at its entry)")
     assert lines[-2].startswith("no grade: ghost (Ghost Writer), in the roster: nothing in the hand-ins is theirs")
     assert lines[-1] == ("5 hand-ins: 5 graded, 0 not graded (no grade in grades.csv); 1 entry not placed; "
                          "2 students of the roster with no grade; each is listed above, and in report.html "
