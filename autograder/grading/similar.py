@@ -241,8 +241,9 @@ def _page(comparison: Comparison) -> str:
             "</table>" for m in p.matches)
         sections.append(f"<h2 id=\"pair-{i}\">{i}. {esc(p.a)} and {esc(p.b)}: {p.share:.0%}</h2>\n"
                         f"<p>{p.share_a:.0%} of {esc(p.a)}'s code matches {esc(p.b)}'s, and {p.share_b:.0%} of "
-                        f"{esc(p.b)}'s matches {esc(p.a)}'s. The matching code is marked; the release's own "
-                        "code (given, and the stubs) never counts.</p>\n" + files)
+                        f"{esc(p.b)}'s matches {esc(p.a)}'s. Each file shows what its student wrote in it (each "
+                        "function's body under its name, in the file's order; the release's given code and "
+                        "stubs left out, as they never count), the matching code marked.</p>\n" + files)
     left = ""
     if comparison.left_out:
         left = ("<h2>Not compared</h2><table><tr><th scope=col>hand-in</th><th scope=col>why</th></tr>"
