@@ -357,6 +357,7 @@ def _execution_problems(path: Path, number: str, timeout: int, limit: int | None
         stopped |= NOT_RUN in names
 
     def listed(places: list[str]) -> str:
+        places = list(dict.fromkeys(places))  # two ungraded cells of one section are one place to look
         return ", ".join(places[:3]) + (f" and {len(places) - 3} more" if len(places) > 3 else "")
 
     def found(message: str, places: list[str]) -> Problem:

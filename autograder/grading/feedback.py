@@ -529,6 +529,14 @@ def _points(value: float | None) -> str:
     return "-" if value is None else f"{value:g}"
 
 
+def _out_of(grade, points: float, of: float, sentence: bool = False) -> str:
+    """Points out of `of` as a page shows them, "3 / 10" (in a sentence: "<b>3 / 10</b> points");
+    a hand-in that could not be graded has no grade, which is not 0: "no grade (of 10)"."""
+    if sentence:
+        return f"<b>{points:g} / {of:g}</b> points" if grade.graded else f"<b>no grade</b> (out of {of:g} points)"
+    return f"{points:g} / {of:g}" if grade.graded else f"no grade (of {of:g})"
+
+
 def _section_number(section: str) -> str:
     match = re.match(r"section (\d+)", section)
     return match.group(1) if match else ""
@@ -563,7 +571,7 @@ def write_student(course: Path, grade) -> Path:
         tally = ("not graded" if found is None else f"{passed} of {len(found)}"
                  + (f" ({untried} not attempted yet)" if untried else ""))
         rows.append(f"<tr><td><a href=\"{esc(name)}.html\">{esc(title)}</a></td>"
-                    f"<td class=\"num\">{grade.scores.get(number, 0.0):g} / {points:g}</td>"
+                    f"<td class=\"num\">{_out_of(grade, grade.scores.get(number, 0.0), points)}</td>"
                     f"<td class=\"num\">{tally}</td>"
                     f"<td>{esc(', '.join(reread))}</td></tr>")
         (folder / f"{name}.html").write_text(
@@ -576,7 +584,7 @@ def write_student(course: Path, grade) -> Path:
         problems += ("<p>Your hand-in could not be graded, so it has no grade yet. Do what the note above "
                      "says and hand it in again; it is graded then.</p>")
     body = (f"<h1>Feedback for {esc(grade.student)}</h1>\n"
-            f"<p>Total: <b>{grade.total:g} / {total_points:g}</b> points.</p>\n{problems}\n"
+            f"<p>Total: {_out_of(grade, grade.total, total_points, sentence=True)}.</p>\n{problems}\n"
             "<table><tr><th>lecture</th><th class=\"num\">points</th>"
             "<th class=\"num\">behaviours passed</th><th>sections to reread</th></tr>\n"
             + "\n".join(rows) + "</table>\n"
@@ -596,7 +604,7 @@ def _lecture_page(grade, title: str, number: str, points: float, found, said: li
     esc = html.escape
     parts = ["<p><a href=\"index.html\">&larr; all lectures</a></p>",
              f"<h1>{esc(title)}</h1>",
-             f"<p>{esc(grade.student)}: <b>{grade.scores.get(number, 0.0):g} / {points:g}</b> points.</p>"]
+             f"<p>{esc(grade.student)}: {_out_of(grade, grade.scores.get(number, 0.0), points, sentence=True)}.</p>"]
     if said:
         parts.append("<div class=\"problems\"><ul>" + "".join(f"<li>{esc(s)}</li>" for s in said)
                      + "</ul></div>")
