@@ -201,8 +201,10 @@ def test_grades_accumulate_over_a_term(term_course, tmp_path, capsys):
     graded, said = problems["perfect"][-1]
     assert graded == "yes" and "zip bomb" in said and "the grade of the earlier one stands" in said
     assert problems.get("untouched") == problems.get("partial"), "the row is replaced, problems too"
-    table = out[out.index("\nstudent "):]
-    assert [line.split()[0] for line in table.strip().splitlines()[1:-1]] == ["partial", "perfect", "untouched"]
+    table = out[out.index("\nstudent "):out.index("\nwrote ")]
+    assert [line.split()[0] for line in table.strip().splitlines()[1:]] == ["partial", "perfect", "untouched"]
+    assert out.splitlines()[-1] == ("3 hand-ins: 3 graded, 0 not graded (no grade in grades.csv); 0 entries not "
+                                    "placed; 0 students of the roster with no grade")
     assert "(4 students, 1 of them from earlier runs)" in out
     assert "10 / 10" in (course / "feedback" / "perfect" / "index.html").read_text()
     assert results.read_grades(course)[1].scores == {"01": 1.0, "02": 1.5, "03": 1.5, "04": 1.5,
