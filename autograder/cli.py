@@ -327,6 +327,9 @@ def _similar(args) -> int:
 
     course = args.course.resolve()
     require(course)
+    if args.submissions is None and not (course / "submitted").is_dir():
+        raise ValueError(f"{course} holds no hand-ins yet (no submitted/ folder): grade the class first, "
+                         "or name the folder of hand-ins (nano-course similar SUBMISSIONS)")
     comparison = similar.compare(args.submissions or course, course, roster=args.roster)
     page, table = similar.write(comparison, (args.out or course / similar.FOLDER).resolve())
     print("\n".join(similar.summary(comparison, page, table)))
