@@ -21,7 +21,10 @@ CPU priority; students' sandboxes run below it).
 
 Grades accumulate over a term: grades.csv and problems.csv always list the whole class, every
 student the course's gradebook holds and every hand-in refused so far, whatever one run graded
-(`whole_class`, in results.py, which also writes and reads them).
+(`whole_class`, in results.py, which also writes and reads them). Each student is recorded as
+they come back, the gradebook, their pages and both files together, a Ctrl-C meanwhile waiting
+for the end (`undivided`), so the four always agree. The run ends listing what it left without
+a grade and why (`closing`; kept in left-out.csv for the report).
 """
 
 import contextlib
