@@ -1,5 +1,5 @@
-"""nano-course: the instructor's command line (build, student, grade, report, export), where a class
-works (hub, site), the authors' (notebooks, check, samples) and the grading benchmark (bench)."""
+"""nano-course: the instructor's command line (build, student, grade, report, export, similar), where a
+class works (hub, site), the authors' (notebooks, check, samples) and the grading benchmark (bench)."""
 
 import argparse
 import os
@@ -10,14 +10,14 @@ from pathlib import Path
 
 from autograder.course import default_course, refusal, require
 # Imported by some commands, installed only with the extra: pip install -e ".[instructor]".
-INSTRUCTOR_MODULES = {"dask", "distributed", "psycopg", "matplotlib", "jupytext", "nbval"}
+INSTRUCTOR_MODULES = {"dask", "distributed", "psycopg", "matplotlib", "jupytext", "nbval", "copydetect"}
 
 
 COURSE_HELP = ("the course folder nano-course build made (default: $NANO_COURSE, else build/course in "
                "the nano checkout: %s)" % default_course())
 STOPPED = {  # what a command stopped with Ctrl-C leaves, where it leaves something to know
-    "grade": ("; grades.csv and problems.csv are as they were, and the students finished before the "
-              "stop have their feedback pages and their gradebook entries: grade again to finish"),
+    "grade": ("; the students finished before the stop are in grades.csv, problems.csv, the gradebook "
+              "and their feedback pages, the others as they were: grade again to finish"),
 }
 
 
@@ -107,6 +107,16 @@ def main(argv: list[str] | None = None) -> int:
                              "and list them, so that a grade given in the LMS by hand stands); without a "
                              "roster, a refused id the LMS does not know makes Moodle refuse the whole file")
 
+    similar = commands.add_parser("similar", help="compare the class's nano/*.py for shared work (copydetect): "
+                                                  "COURSE/similar/report.html and pairs.csv")
+    similar.add_argument("submissions", type=Path, nargs="?", default=None,
+                         help="the hand-ins, as grade takes them (default: those the course's last grade took in, "
+                              "in COURSE/submitted)")
+    similar.add_argument("--course", type=Path, default=None, help=COURSE_HELP)
+    similar.add_argument("--roster", type=Path, default=None,
+                         help="CSV of the class, for an LMS download (as for grade)")
+    similar.add_argument("--out", type=Path, default=None, help="folder for the two files (default: COURSE/similar)")
+
     hub = commands.add_parser("hub", help="write a JupyterHub for the course (students log in with their Unix "
                                           "accounts; assignment list, formgrader, the exchange); --start runs it")
     hub.add_argument("--course", type=Path, default=None, help=COURSE_HELP)
@@ -141,7 +151,7 @@ def main(argv: list[str] | None = None) -> int:
     check.add_argument("--unsafe", action="store_true", help="with --behaviours: run without the sandbox")
 
     args = parser.parse_args(argv)
-    if args.command in ("grade", "remove", "replay", "report", "export", "hub", "site") and args.course is None:
+    if args.command in ("grade", "remove", "replay", "report", "export", "similar", "hub", "site") and args.course is None:
         args.course = default_course()
     if args.command == "build" and args.out is None:
         args.out = default_course()
@@ -312,6 +322,20 @@ def _export(args) -> int:
     return 0
 
 
+def _similar(args) -> int:
+    from autograder.grading import similar
+
+    course = args.course.resolve()
+    require(course)
+    if args.submissions is None and not (course / "submitted").is_dir():
+        raise ValueError(f"{course} holds no hand-ins yet (no submitted/ folder): grade the class first, "
+                         "or name the folder of hand-ins (nano-course similar SUBMISSIONS)")
+    comparison = similar.compare(args.submissions or course, course, roster=args.roster)
+    page, table = similar.write(comparison, (args.out or course / similar.FOLDER).resolve())
+    print("\n".join(similar.summary(comparison, page, table)))
+    return 0
+
+
 def _hub(args) -> int:
     from autograder.deploy import hub
 
@@ -369,7 +393,7 @@ def _check(args) -> int:
 
 COMMANDS = {"build": _build, "student": _student, "grade": _grade, "bench": _bench, "report": _report,
             "replay": _replay, "remove": _remove,
-            "export": _export, "hub": _hub, "site": _site, "samples": _samples, "notebooks": _notebooks, "check": _check}
+            "export": _export, "similar": _similar, "hub": _hub, "site": _site, "samples": _samples, "notebooks": _notebooks, "check": _check}
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -188,9 +188,9 @@ def expected_grades(release_dir: Path) -> list[dict[str, str]]:
             lost = sample.lost.get(number, [])
             kept = 0.0 if not sample.graded or lost == ALL else sum(
                 p for grade_id, p in cells.items() if not any(grade_id.startswith(x) for x in lost))
-            row[number] = f"{round(kept, 3):g}"
+            row[number] = f"{round(kept, 3):g}" if sample.graded else ""  # not graded: no grade
             total += kept
-        row["total"] = f"{round(total, 3):g}"
+        row["total"] = f"{round(total, 3):g}" if sample.graded else ""
         row["problem"] = sample.problem
         rows.append(row)
     return rows

@@ -106,7 +106,8 @@ def python_warning(hub: Hub) -> str | None:
         closed = closed_folder(path.parent if path.is_file() else path)
         if closed:
             return (f"warning: other users cannot enter {closed}, so their servers cannot start from {path}: "
-                    "install the course's environment where every user can reach it (such as /opt/nano)")
+                    "in a clone of the course every user can enter (such as /opt/nano), run sudo ./run setup "
+                    "--all-users, then run that clone's .venv/bin/nano-course hub")
     return None
 
 

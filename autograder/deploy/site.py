@@ -1,9 +1,10 @@
 """The lectures as a static website: what `nano-course site` builds, from the student release.
 
 Built from the release's notebooks, never from the instructor's sources, so that no solution,
-hidden test or reference cell can reach a page (the release is checked for them first). mystmd
-(Jupyter Book 2's engine, from PyPI's `mystmd`, which runs on Node.js) reads the notebooks and
-resolves the MyST: `myst build --site` writes each page as its MyST AST, with the site's table
+hidden test or reference cell can reach a page (the release is checked for them first), and
+without their set-up cell, which runs the notebook and teaches nothing (`_reading_version`).
+mystmd (Jupyter Book 2's engine, from PyPI's `mystmd`, which runs on Node.js) reads the notebooks
+and resolves the MyST: `myst build --site` writes each page as its MyST AST, with the site's table
 of contents and search index. mystmd's own themes are web apps it downloads from the internet at
 build time, so the pages are rendered here from that AST instead (`render`), with pygments for
 code, a line on each lecture page saying how to run it in JupyterLab, a search box over mystmd's
@@ -21,7 +22,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder.authoring import release
+from autograder.authoring import notebooks as lectures, release
 
 ASSETS = Path(__file__).with_name("site_assets")  # index.md, template.yml, style.css, search.js
 TRACE_PAGE = "celsius-trace"
@@ -52,7 +53,7 @@ def build(course: Path, out: Path, echo=print) -> Path:
     with tempfile.TemporaryDirectory(prefix="nano-site-") as tmp:
         work = Path(tmp)
         for notebook in notebooks:
-            shutil.copy(notebook, work / notebook.name)
+            _reading_version(notebook, work / notebook.name)
         shutil.copy(ASSETS / "index.md", work / "index.md")
         (work / "theme").mkdir()
         shutil.copy(ASSETS / "template.yml", work / "theme" / "template.yml")
@@ -85,6 +86,17 @@ def build(course: Path, out: Path, echo=print) -> Path:
         shutil.copy(ASSETS / asset, out / asset)
     echo(f"wrote {len(pages) + 1} pages")
     return out
+
+
+SETUP = "%load_ext autoreload"  # in a lecture's set-up cell, as startup.py recognises it
+
+
+def _reading_version(notebook: Path, dest: Path) -> None:
+    """The lecture `notebook` as a reader's page shows it, at `dest`: without its set-up cell
+    (finding the workspace's root, autoreload), which runs the notebook and teaches nothing."""
+    nb = lectures.load(notebook)
+    nb.cells = [cell for cell in nb.cells if not (cell.cell_type == "code" and SETUP in cell.source)]
+    dest.write_text(lectures.render(nb), encoding="utf-8")
 
 
 @dataclass(frozen=True)

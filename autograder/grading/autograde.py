@@ -337,10 +337,15 @@ def _execution_problems(path: Path, number: str, timeout: int, limit: int | None
     limit = limit or NOTEBOOK_LIMIT
     if not path.is_file():
         return []
+    from autograder.grading.outcomes import sections
+
     late, died, deaf, stopped, cut = [], [], [], False, []
-    for index, cell in enumerate(notebooks.load(path).cells):
+    nb = notebooks.load(path)
+    for cell, section in zip(nb.cells, sections(nb)):
         names = {o.get("ename") for o in cell.get("outputs", []) if o.get("output_type") == "error"}
-        where = cell.metadata.get("nbgrader", {}).get("grade_id") or f"cell {index} (ungraded)"
+        # an ungraded cell as the student finds it in their notebook: by its section
+        where = cell.metadata.get("nbgrader", {}).get("grade_id") or \
+            (f"{UNGRADED} in {section}" if section else f"{UNGRADED} before the first section")
         if KERNEL_DIED in names:
             died.append(where)
         elif KERNEL_HUNG in names:
@@ -352,10 +357,11 @@ def _execution_problems(path: Path, number: str, timeout: int, limit: int | None
         stopped |= NOT_RUN in names
 
     def listed(places: list[str]) -> str:
+        places = list(dict.fromkeys(places))  # two ungraded cells of one section are one place to look
         return ", ".join(places[:3]) + (f" and {len(places) - 3} more" if len(places) > 3 else "")
 
     def found(message: str, places: list[str]) -> Problem:
-        return problem(message, records.EXECUTION, number, [p for p in places if not p.startswith("cell ")])
+        return problem(message, records.EXECUTION, number, [p for p in places if not p.startswith(UNGRADED)])
 
     problems = []
     if late:
@@ -365,7 +371,9 @@ def _execution_problems(path: Path, number: str, timeout: int, limit: int | None
                ([f"{listed(deaf)} ran past {timeout} s and ignored the interrupt"] if deaf else [])
         problems.append(found(" and ".join(what)
                               + ("; the rest of the notebook scored 0" if stopped
-                                 else " (the kernel was restarted; the cells after it were graded)"), died + deaf))
+                                 else " (the kernel was restarted; the cells after it were graded)")
+                              + (f"; to see why, run the notebook from the top ({RUN_ALL}): {KILLED}" if died
+                                 else ""), died + deaf))
     if cut:
         problems.append(found(f"the notebook ran past its {limit} s limit: {listed(cut)}"
                               " interrupted or not run (scores 0)", cut))
@@ -375,6 +383,9 @@ def _execution_problems(path: Path, number: str, timeout: int, limit: int | None
 # ---------------------------------------------------------------------------------------------
 # Running the cells: nbgrader's Execute, made to survive a dying or deaf kernel, and quiet.
 
+UNGRADED = "an ungraded cell"
+RUN_ALL = "Kernel > Restart Kernel and Run All Cells"
+KILLED = "the cell that stops the kernel ends its process (os._exit, a crash) or runs out of memory"
 KERNEL_DIED = "DeadKernelError"
 KERNEL_HUNG = "KernelUnresponsive"
 NOT_RUN = "NotRun"

@@ -56,16 +56,26 @@ def _points(value: float | None) -> str:
     return "-" if value is None else f"{value:g}"
 
 
+def _out_of(grade, points: float, of: float, sentence: bool = False) -> str:
+    """Points out of `of` as a page shows them, "3 / 10" (in a sentence: "<b>3 / 10</b> points");
+    a hand-in that could not be graded has no grade, which is not 0: "no grade (of 10)"."""
+    if sentence:
+        return f"<b>{points:g} / {of:g}</b> points" if grade.graded else f"<b>no grade</b> (out of {of:g} points)"
+    return f"{points:g} / {of:g}" if grade.graded else f"no grade (of {of:g})"
+
+
 def _section_number(section: str) -> str:
     match = re.match(r"section (\d+)", section)
     return match.group(1) if match else ""
 
 
 def write_student(course: Path, grade) -> Path:
-    """Write the feedback pages of one student (a results.Grade); return the index page."""
-    folder = course / "feedback" / grade.student
-    if folder.exists():
-        shutil.rmtree(folder)
+    """Write the feedback pages of one student (a results.Grade); return the index page. The
+    pages are written aside and put in place of the old ones at once: a stop meanwhile leaves
+    the old pages whole."""
+    final = course / "feedback" / grade.student
+    folder = final.with_name(f".{grade.student}.new")
+    shutil.rmtree(folder, ignore_errors=True)
     folder.mkdir(parents=True)
     esc = html.escape
     facts = Course.at(course)
@@ -88,7 +98,7 @@ def write_student(course: Path, grade) -> Path:
         tally = ("not graded" if found is None else f"{passed} of {len(found)}"
                  + (f" ({untried} not attempted yet)" if untried else ""))
         rows.append(f"<tr><td><a href=\"{esc(name)}.html\">{esc(title)}</a></td>"
-                    f"<td class=\"num\">{grade.scores.get(number, 0.0):g} / {points:g}</td>"
+                    f"<td class=\"num\">{_out_of(grade, grade.scores.get(number, 0.0), points)}</td>"
                     f"<td class=\"num\">{tally}</td>"
                     f"<td>{esc(', '.join(reread))}</td></tr>")
         (folder / f"{name}.html").write_text(
@@ -98,24 +108,30 @@ def write_student(course: Path, grade) -> Path:
         problems = ("<div class=\"problems\"><p>What the grader found in your hand-in:</p><ul>"
                     + "".join(f"<li>{esc(str(p))}</li>" for p in grade.problems) + "</ul></div>")
     if not grade.graded:
-        problems += "<p>Your hand-in could not be graded, so every lecture scores 0.</p>"
+        problems += ("<p>Your hand-in could not be graded, so it has no grade yet. Do what the note above "
+                     "says and hand it in again; it is graded then.</p>")
     body = (f"<h1>Feedback for {esc(grade.student)}</h1>\n"
-            f"<p>Total: <b>{grade.total:g} / {total_points:g}</b> points.</p>\n{problems}\n"
+            f"<p>Total: {_out_of(grade, grade.total, total_points, sentence=True)}.</p>\n{problems}\n"
             "<table><tr><th>lecture</th><th class=\"num\">points</th>"
             "<th class=\"num\">behaviours passed</th><th>sections to reread</th></tr>\n"
             + "\n".join(rows) + "</table>\n"
             + "<p>Each lecture's page lists its graded behaviours; a failed one says what went "
               "wrong, and which section of the lecture to reread.</p>")
-    index = folder / "index.html"
-    index.write_text(_page(f"Feedback: {grade.student}", body), encoding="utf-8")
-    return index
+    (folder / "index.html").write_text(_page(f"Feedback: {grade.student}", body), encoding="utf-8")
+    old = final.with_name(f".{grade.student}.old")
+    shutil.rmtree(old, ignore_errors=True)
+    if final.exists():
+        final.rename(old)
+    folder.rename(final)
+    shutil.rmtree(old, ignore_errors=True)
+    return final / "index.html"
 
 
 def _lecture_page(grade, title: str, number: str, points: float, found, said: list[str]) -> str:
     esc = html.escape
     parts = ["<p><a href=\"index.html\">&larr; all lectures</a></p>",
              f"<h1>{esc(title)}</h1>",
-             f"<p>{esc(grade.student)}: <b>{grade.scores.get(number, 0.0):g} / {points:g}</b> points.</p>"]
+             f"<p>{esc(grade.student)}: {_out_of(grade, grade.scores.get(number, 0.0), points, sentence=True)}.</p>"]
     if said:
         parts.append("<div class=\"problems\"><ul>" + "".join(f"<li>{esc(s)}</li>" for s in said)
                      + "</ul></div>")

@@ -21,13 +21,18 @@ CPU priority; students' sandboxes run below it).
 
 Grades accumulate over a term: grades.csv and problems.csv always list the whole class, every
 student the course's gradebook holds and every hand-in refused so far, whatever one run graded
-(`whole_class`, in results.py, which also writes and reads them).
+(`whole_class`, in results.py, which also writes and reads them). Each student is recorded as
+they come back, the gradebook, their pages and both files together, a Ctrl-C meanwhile waiting
+for the end (`undivided`), so the four always agree. The run ends listing what it left without
+a grade and why (`closing`; kept in left-out.csv for the report).
 """
 
+import contextlib
 import copy
 import json
 import os
 import shutil
+import signal
 import threading
 from pathlib import Path
 
@@ -36,7 +41,9 @@ from autograder.authoring import notebooks, release
 from autograder.check import behaviour, independent
 from autograder.course import Course, lecture_of, require
 from autograder.grading import autograde, gradebook, intake, records
-from autograder.grading.results import Grade, earlier_problems, table, whole_class, write_csv, write_problems
+from autograder.grading import roster as rosters
+from autograder.grading.results import (LEFT_OUT, NO_GRADE, NOT_PLACED, Grade, LeftOut, earlier_problems, table,
+                                        whole_class, write_csv, write_left_out, write_problems)
 from autograder.grading.records import Job, Outcome, Problem, problem
 from autograder.sandbox import bwrap
 
@@ -84,16 +91,18 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
     if not unsafe and not bwrap.available():
         raise RuntimeError(bwrap.MISSING)
     with intake.opened(submissions) as folder:
-        hand_ins, notes = intake.class_in(folder, roster, shown=submissions)
+        hand_ins, notes, unplaced = intake.class_in(folder, roster, shown=submissions)
+        people = rosters.read(roster) if roster is not None else None
         course = course.resolve()
         require(course)
         with lock.holding(course, "grade"):
             return _grade_all(hand_ins, notes, course, echo, workers=workers, timeout=timeout,
-                              feedback=feedback, unsafe=unsafe, scheduler=scheduler, db_url=db_url)
+                              feedback=feedback, unsafe=unsafe, scheduler=scheduler, db_url=db_url,
+                              unplaced=unplaced, people=people)
 
 
 def _grade_all(hand_ins, notes, course: Path, echo, *, workers, timeout, feedback, unsafe, scheduler,
-               db_url) -> list[Grade]:
+               db_url, unplaced=(), people=None) -> list[Grade]:
     echo(f"grading into the course at {course}")
     facts = Course.at(course)
     release.nbgrader_api(course)  # checks the config and puts alembic on PATH
@@ -112,7 +121,7 @@ def _grade_all(hand_ins, notes, course: Path, echo, *, workers, timeout, feedbac
     out_of = sum(facts.max_points().values())
     before = set(gradebook.scores(course, lectures))  # students with a grade from an earlier run
     earlier = earlier_problems(course)  # read now: a damaged file stops the run before it starts
-    for note in notes:
+    for note in [*notes, *map(str, unplaced)]:
         echo(note)
 
     grades: dict[str, Grade] = {}
@@ -169,6 +178,32 @@ def _grade_all(hand_ins, notes, course: Path, echo, *, workers, timeout, feedbac
     if anyone:
         echo("grading with nbgrader" + (f" on the Dask cluster at {scheduler}" if scheduler
                                         else f", {workers} at a time" if workers > 1 else "") + " ...")
+    paged: set[str] = set()  # the students whose pages this run wrote
+    everyone: list[Grade] = []
+
+    def commit(finished: Grade | None = None) -> None:
+        """Write what the run has so far, together: `finished` (merged into the gradebook by
+        _finish), its pages, the pages of the hand-ins refused since the last commit, and
+        grades.csv and problems.csv of the whole class. A Ctrl-C meanwhile waits for the end, so
+        the three always agree, as before the student or after."""
+        nonlocal everyone
+        with reporting:
+            run = [g for g in grades.values() if not g.failed]
+        if finished is not None and not finished.failed:
+            run.append(finished)
+            if feedback:
+                feedback_pages.write_student(course, finished)
+                paged.add(finished.student)
+        everyone = whole_class(course, run, lectures, before, earlier)
+        rows = {g.student: g for g in everyone}
+        if feedback:
+            for grade in run:
+                if grade.student not in graded and grade.student not in paged:  # not graded now: why
+                    feedback_pages.write_student(course, rows[grade.student])
+                    paged.add(grade.student)
+        write_problems(everyone, course / "problems.csv")
+        write_csv(everyone, numbers, course / "grades.csv")
+
     with autograde.quiet():
         from autograder.grading import feedback as feedback_pages
 
@@ -178,27 +213,22 @@ def _grade_all(hand_ins, notes, course: Path, echo, *, workers, timeout, feedbac
             if checker is not None:  # every worker waits for the reference: it is done by now
                 checker.join()
                 independent.wait_for_reference(reference, limit=0)  # a grader error stops it all here
-            report(_finish(course, student, outcome, lectures))
-            if feedback and not grades[student].failed:  # while the workers grade the next ones
-                feedback_pages.write_student(course, grades[student])
+            with undivided():
+                finished = _finish(course, student, outcome, lectures)
+                commit(finished)
+            report(finished)
         try:
             if checker is not None:
                 checker.join()
                 independent.wait_for_reference(reference, limit=0)  # raises what stopped the reference
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
+        with undivided():
+            commit()
 
-        failed = [grades[h.student] for h in hand_ins if grades[h.student].failed]
-        everyone = whole_class(course, [grades[h.student] for h in hand_ins if not grades[h.student].failed],
-                               lectures, before, earlier)
-        rows = {g.student: g for g in everyone}
-        ordered = [rows[h.student] for h in hand_ins if not grades[h.student].failed]
-        write_problems(everyone, course / "problems.csv")
-        write_csv(everyone, numbers, course / "grades.csv")
-        if feedback:
-            for grade in ordered:
-                if grade.student not in graded:  # not graded now: feedback that says why
-                    feedback_pages.write_student(course, grade)
+    failed = [grades[h.student] for h in hand_ins if grades[h.student].failed]
+    rows = {g.student: g for g in everyone}
+    ordered = [rows[h.student] for h in hand_ins if not grades[h.student].failed]
     echo(table(ordered, numbers))
     kept = len(everyone) - len(ordered)
     echo(f"wrote {course / 'grades.csv'} and problems.csv ({len(everyone)} student{'s' * (len(everyone) != 1)}"
@@ -210,7 +240,64 @@ def _grade_all(hand_ins, notes, course: Path, echo, *, workers, timeout, feedbac
         from autograder.grading import exchange
 
         exchange.place_feedback(course, [g.student for g in ordered], echo)
+    left = left_out(unplaced, people, everyone)
+    write_left_out(left, course / LEFT_OUT)
+    for line in closing(ordered, failed, left):
+        echo(line)
     return ordered + failed
+
+
+def left_out(unplaced, people: rosters.Roster | None, everyone: list[Grade]) -> list[LeftOut]:
+    """What a run leaves without a grade, and why: each entry of the hand-ins that became no
+    student's (`unplaced`), then each student of the roster `people` whom grades.csv (the
+    whole class, `everyone`) does not list."""
+    found = [LeftOut(NOT_PLACED, u.entry, u.student, u.why) for u in unplaced]
+    listed = {g.student.lower() for g in everyone}
+    for person in people.people if people is not None else ():
+        if person.student_id.lower() in listed:
+            continue
+        theirs = [u.entry for u in unplaced if u.student == person.student_id]
+        why = (f"{' and '.join(theirs)} carries their id but was not placed (see why at its entry)" if theirs
+               else "nothing in the hand-ins is theirs: not handed in, or under a name no one could place")
+        found.append(LeftOut(NO_GRADE, "", person.student_id, why, person.name))
+    return found
+
+
+def closing(ordered: list[Grade], failed: list[Grade], left: list[LeftOut]) -> list[str]:
+    """The run's last lines: each hand-in not graded, each entry not placed and each roster
+    student with no grade, with why, then one line that counts them."""
+    refused = [g for g in ordered if not g.graded]
+    lines = [f"not graded: {g.student}: {g.problem}" for g in refused]
+    lines += [str(one) for one in left]
+    placed = len(ordered) + len(failed)
+    counts = [f"{placed} hand-in{'s' * (placed != 1)}: {placed - len(refused) - len(failed)} graded",
+              f"{len(refused)} not graded (no grade in grades.csv)"]
+    counts += [f"{len(failed)} failed by the grader"] if failed else []
+    unplaced = sum(one.kind == NOT_PLACED for one in left)
+    missing = sum(one.kind == NO_GRADE for one in left)
+    lines.append(", ".join(counts) + f"; {unplaced} entr{'ies' if unplaced != 1 else 'y'} not placed; "
+                 f"{missing} student{'s' * (missing != 1)} of the roster with no grade"
+                 + ("; each is listed above, and in report.html (nano-course report)"
+                    if refused or left else ""))
+    return lines
+
+
+@contextlib.contextmanager
+def undivided():
+    """A block that a Ctrl-C does not cut in two: the interrupt waits for the block's end (in the
+    main thread; elsewhere, and where Ctrl-C is ignored, the block runs as it is)."""
+    if threading.current_thread() is not threading.main_thread() or \
+            signal.getsignal(signal.SIGINT) is not signal.default_int_handler:
+        yield
+        return
+    stopped = []
+    signal.signal(signal.SIGINT, lambda *_: stopped.append(True))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+    if stopped:
+        raise KeyboardInterrupt
 
 
 def grading_failed(failed: list[Grade], course: Path) -> list[str]:

@@ -35,6 +35,7 @@ NOTEBOOK = re.compile(r"^\d\d-.*\.ipynb$")
 PACKAGE_FILES = ("protocol.py", "tools.py", "gate.py", "model.py", "loop.py", "repl.py")
 # Files that look like a hand-in in a format we do not take; other stray files are only noted.
 ARCHIVES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".rar", ".7z", ".gz", ".ipynb", ".py")
+SKIPPED = "a file, not a folder or a .zip"
 
 
 
@@ -54,8 +55,9 @@ class HandIn:
     notes: tuple[str, ...] = ()  # what the LMS says of the hand-in: late, the newest of several
 
 
-def hand_ins(folder: Path) -> tuple[list[HandIn], list[str]]:
-    """Every hand-in in `folder`, with a problem for bad ids and duplicates; notes on skipped files.
+def hand_ins(folder: Path) -> tuple[list[HandIn], list[str], list[lms.Unplaced]]:
+    """Every hand-in in `folder`, with a problem for bad ids and duplicates; notes on skipped
+    files, and those files as entries not placed.
 
     `folder` may be an nbgrader course (its `submitted/` is read) or hold one entry per student.
     """
@@ -64,6 +66,7 @@ def hand_ins(folder: Path) -> tuple[list[HandIn], list[str]]:
     found: dict[str, list[tuple[str, Path]]] = {}  # lower-case id -> (id, path)
     rows: list[HandIn] = []
     notes: list[str] = []
+    skipped: list[lms.Unplaced] = []
     for entry in sorted(folder.iterdir()):
         name = entry.name
         if name.startswith(".") or name in JUNK_DIRS or JUNK_FILES.match(name):
@@ -73,14 +76,17 @@ def hand_ins(folder: Path) -> tuple[list[HandIn], list[str]]:
         elif name.lower().endswith(".zip"):
             student = name[:-4]
         elif name.lower().endswith(ARCHIVES):
-            rows.append(HandIn(name, entry, "not a folder or a .zip: not graded (ask for a .zip)"))
+            rows.append(HandIn(name, entry, "handed in as one file, not the workspace folder or its .zip: not "
+                                            "graded; hand in the workspace folder as a .zip"))
             continue
         else:
-            notes.append(f"skipped {name}: a file, not a folder or a .zip")
+            notes.append(f"skipped {name}: {SKIPPED}")
+            skipped.append(lms.Unplaced(name, SKIPPED))
             continue
         if not STUDENT_ID.match(student):
-            rows.append(HandIn(name, entry, "not a valid student id (letters, digits, _ . @ -; "
-                                            "rename it to the student's id): not graded"))
+            rows.append(HandIn(name, entry, "handed in under a name that is not a valid student id (letters, "
+                                            "digits, _ . @ -): not graded; hand it in again named by your "
+                                            "student id"))
             continue
         found.setdefault(student.lower(), []).append((student, entry))
     for claims in found.values():
@@ -89,14 +95,16 @@ def hand_ins(folder: Path) -> tuple[list[HandIn], list[str]]:
             continue
         names = " and ".join(path.name + ("/" if path.is_dir() else "") for _, path in claims)
         for student in sorted({student for student, _ in claims}):
-            rows.append(HandIn(student, claims[0][1], f"duplicate: {names} "
-                               f"{'both' if len(claims) == 2 else 'all'} claim this id: not graded, keep one"))
-    return sorted(rows, key=lambda row: row.student.lower()), notes
+            rows.append(HandIn(student, claims[0][1], f"duplicate: {len(claims)} hand-ins carry this id ({names}), "
+                               "so none was graded; hand in one only"))
+    return sorted(rows, key=lambda row: row.student.lower()), notes, skipped
 
 
-def class_in(folder: Path, roster: Path | None = None, shown: Path | None = None) -> tuple[list[HandIn], list[str]]:
+def class_in(folder: Path, roster: Path | None = None,
+             shown: Path | None = None) -> tuple[list[HandIn], list[str], list[lms.Unplaced]]:
     """The hand-ins of `folder` (`hand_ins`, or a Canvas or Moodle download's, mapped to student
-    ids through the CSV `roster`), or IntakeError, in one sentence starting "no hand-ins in",
+    ids through the CSV `roster`), the lines to say before grading, and the entries that became
+    no student's hand-in (lms.Unplaced); or IntakeError, in one sentence starting "no hand-ins in",
     when nothing in `folder` could be a student's hand-in: it is empty, holds only stray files or
     folders without a workspace, is itself one student's workspace, or is an nbgrader course with
     no `submitted/`. Grading such a folder is a mistake of the command line, not a class.
@@ -116,9 +124,9 @@ def class_in(folder: Path, roster: Path | None = None, shown: Path | None = None
         raise IntakeError(f"{shown or folder} cannot be graded: {exc}") from None
     if kind:
         return _download(entries, kind, roster, shown or folder)
-    rows, notes = hand_ins(folder)
+    rows, notes, skipped = hand_ins(folder)
     if any(_could_be_graded(row.source) for row in rows):
-        return rows, notes
+        return rows, notes, skipped
     where = folder / "submitted" if course else folder
     names = sorted(entry.name for entry in where.iterdir())
     if not names:
@@ -133,9 +141,10 @@ def _entries(folder: Path) -> list[Path]:
             if not (entry.name.startswith(".") or entry.name in JUNK_DIRS or JUNK_FILES.match(entry.name))]
 
 
-def _download(entries: list[Path], kind: str, roster: Path | None, shown: Path) -> tuple[list[HandIn], list[str]]:
+def _download(entries: list[Path], kind: str, roster: Path | None,
+              shown: Path) -> tuple[list[HandIn], list[str], list[lms.Unplaced]]:
     """The hand-ins of a `kind` download (lms.py), each under the student id the roster gives
-    its LMS id; the entries that cannot be placed are notes, never students."""
+    its LMS id, notes, and the entries that cannot be placed, which never become students."""
     column = lms.ROSTER_COLUMN[kind]
     if roster is None:
         raise IntakeError(f"{shown} is a {kind} download, which names students by {kind}'s ids: pass "
@@ -146,12 +155,12 @@ def _download(entries: list[Path], kind: str, roster: Path | None, shown: Path) 
     if column not in people.columns and "name" not in people.columns:
         raise IntakeError(f"roster {roster} has no {column} column and no name column, which a "
                           f"{kind} download is matched by: add {column}")
-    claims, notes = lms.claims(entries, kind, people)
+    claims, notes, unplaced = lms.claims(entries, kind, people)
     found: dict[str, list[lms.Claim]] = {}
     for claim in claims:
         if not STUDENT_ID.match(claim.student):
-            notes.append(f"not placed: {claim.who}: the roster's student_id {claim.student!r} is not a "
-                         "valid student id (letters, digits, _ . @ -): fix it in the roster")
+            unplaced.append(lms.Unplaced(claim.who, f"the roster's student_id {claim.student!r} is not a valid "
+                                                    "student id (letters, digits, _ . @ -): fix it in the roster"))
             continue
         found.setdefault(claim.student.lower(), []).append(claim)
     rows = []
@@ -161,13 +170,15 @@ def _download(entries: list[Path], kind: str, roster: Path | None, shown: Path) 
             rows.append(HandIn(first.student, first.parts[0][0], parts=first.parts, notes=first.notes))
             continue
         who = " and ".join(claim.who for claim in group)
-        rows.append(HandIn(first.student, first.parts[0][0], f"duplicate: {who} both map to this id in "
-                                                             f"the roster: not graded, fix the roster"))
+        rows.append(HandIn(first.student, first.parts[0][0], f"duplicate: the class list gives this id to "
+                                                             f"{who}, so none was graded; ask your instructor "
+                                                             "to correct the class list"))
     if not rows:
+        said = [*notes, *map(str, unplaced)]
         raise IntakeError(f"no hand-ins in {shown}: no one in this {kind} download could be placed ("
-                          + "; ".join(notes[:3]) + (f"; and {len(notes) - 3} more" if len(notes) > 3 else "")
+                          + "; ".join(said[:3]) + (f"; and {len(said) - 3} more" if len(said) > 3 else "")
                           + ")")
-    return sorted(rows, key=lambda row: row.student.lower()), notes
+    return sorted(rows, key=lambda row: row.student.lower()), notes, unplaced
 
 
 @contextlib.contextmanager

@@ -10,21 +10,26 @@ Two downloads are understood, as they arrive (intake.py unpacks the zip):
 
 `layout` tells which download a folder is from its entries' names; `claims` groups the entries
 by student and maps each LMS id to our student id through the roster (roster.py). An entry
-that cannot be placed, a user the roster lacks or a file outside the layout, is said in one
-line and never becomes a student.
+that cannot be placed, a user the roster lacks or a file outside the layout, is an `Unplaced`
+(said in one line, and listed again at the end of the run and in the report) and never
+becomes a student; one that carries a roster student's id names that student.
 """
 
 import itertools
 import re
+import unicodedata
+import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.grading import roster as rosters
 
 CANVAS, MOODLE = "Canvas", "Moodle"
-CANVAS_NAME = re.compile(r"^(?P<slug>[^\W_]+)_(?P<late>LATE_)?(?P<user>\d+)_(?P<number>\d+)_(?P<file>.+)$")
+# Canvas's name part is the student's sortable name as it is (hyphens, apostrophes, accents,
+# spaces): the entry is known by the ids after it, the first `_<user id>_<number>_` in the name.
+CANVAS_NAME = re.compile(r"^(?P<slug>.+?)_(?P<late>LATE_)?(?P<user>\d+)_(?P<number>\d+)_(?P<file>.+)$")
 MOODLE_NAME = re.compile(r"^(?P<name>.+)_(?P<user>\d+)_assignsubmission_(?P<plugin>[a-z]+)_(?P<file>.*)$")
-RESUBMITTED = re.compile(r"^(?P<stem>.+?)-\d+(?P<ext>\.[^.]+)$")  # Canvas's nano-1.zip for nano.zip
+RESUBMITTED = re.compile(r"^(?P<stem>.+?)-(?P<again>\d+)(?P<ext>\.[^.]+)$")  # Canvas's nano-1.zip for nano.zip
 ROSTER_COLUMN = {CANVAS: "canvas_id", MOODLE: "moodle_participant"}
 PATTERN = {CANVAS: "lastnamefirstname_<user id>_<number>_<file>",
            MOODLE: "Full Name_<participant id>_assignsubmission_file_/"}
@@ -48,6 +53,19 @@ class Entry:
 
 
 @dataclass(frozen=True)
+class Unplaced:
+    """An entry of the download that became no student's hand-in, why, and the roster's student
+    it names when it carries one's LMS id ("" when none)."""
+
+    entry: str  # as the download names it: "notes.txt", "Canvas user 99999 (smithjohn), 2 files"
+    why: str
+    student: str = ""
+
+    def __str__(self) -> str:
+        return f"not placed: {self.entry}: {self.why}"
+
+
+@dataclass(frozen=True)
 class Claim:
     """The entries that make one student's hand-in, oldest first, and what the LMS says of it."""
 
@@ -60,10 +78,10 @@ class Claim:
 
 def entry(path: Path) -> tuple[str, Entry] | None:
     """(layout, entry) for a name one of the downloads gives, else None."""
+    if m := MOODLE_NAME.match(path.name):  # first: its name part may hold what Canvas's ids look like
+        return MOODLE, Entry(path, m["user"], m["name"], m["file"], text=m["plugin"] != "file")
     if path.is_file() and (m := CANVAS_NAME.match(path.name)):
         return CANVAS, Entry(path, m["user"], m["slug"], m["file"], int(m["number"]), bool(m["late"]))
-    if m := MOODLE_NAME.match(path.name):
-        return MOODLE, Entry(path, m["user"], m["name"], m["file"], text=m["plugin"] != "file")
     return None
 
 
@@ -78,18 +96,25 @@ def layout(paths: list[Path]) -> str | None:
     return found.pop() if found else None
 
 
-def claims(paths: list[Path], kind: str, roster: rosters.Roster) -> tuple[list[Claim], list[str]]:
-    """The students of the `kind` download whose entries are `paths`, mapped through `roster`,
-    and one line for each entry that could not be placed (or was ignored)."""
+def claims(paths: list[Path], kind: str, roster: rosters.Roster) -> tuple[list[Claim], list[str], list[Unplaced]]:
+    """The students of the `kind` download whose entries are `paths`, mapped through `roster`;
+    one line for each entry ignored (Moodle's online text); and each entry that could not be
+    placed, naming the roster's student whose LMS id it carries, if one."""
     column = ROSTER_COLUMN[kind]
     lines: list[str] = []
+    unplaced: list[Unplaced] = []
     users: dict[str, list[Entry]] = {}
     for path in paths:
         found = entry(path)
         if found is None or found[0] != kind:
             what = "folder" if path.is_dir() else "file"
-            lines.append(f"not placed: {path.name}: a {what} not named as a {kind} download names a "
-                         f"student's ({PATTERN[kind]}); not graded")
+            why = f"a {what} not named as a {kind} download names a student's ({PATTERN[kind]}); not graded"
+            person = _carried(roster, column, path.name)
+            if person is not None:
+                why += (f"; it carries the {kind} id {getattr(person, column)} of {_named(person)}: if it is "
+                        f"their hand-in, give it the download's name ({PATTERN[kind]}) or grade it on its own")
+            unplaced.append(Unplaced(path.name + ("/" if path.is_dir() else ""), why,
+                                     person.student_id if person else ""))
             continue
         users.setdefault(found[1].user, []).append(found[1])
     result: list[Claim] = []
@@ -104,29 +129,46 @@ def claims(paths: list[Path], kind: str, roster: rosters.Roster) -> tuple[list[C
             continue
         person = roster.find(column, user) or _by_name(roster, kind, entries[0].name, column, user)
         if person is None:
-            lines.append(f"not placed: {who}, {_count(files)}: not in the roster {roster.path} (no "
-                         f"{column} {user}, and no one name matches): add them there, then grade again")
+            unplaced.append(Unplaced(f"{who}, {_count(files)}", f"not in the roster {roster.path} (no "
+                                     f"{column} {user}, and no one name matches): add them there, then grade again"))
             continue
         parts, notes = _newest(files, kind)
         result.append(Claim(person.student_id, who, parts, notes))
-    return result, lines
+    return result, lines, unplaced
+
+
+def _carried(roster: rosters.Roster, column: str, name: str) -> rosters.Person | None:
+    """The one roster person whose `column` id is a number standing alone in `name`, if one."""
+    found = {p.student_id: p for token in re.findall(r"(?<!\d)\d+(?!\d)", name)
+             if (p := roster.find(column, token)) is not None}
+    return next(iter(found.values())) if len(found) == 1 else None
+
+
+def _named(person: rosters.Person) -> str:
+    return f"{person.student_id} ({person.name})" if person.name else person.student_id
 
 
 def _by_name(roster: rosters.Roster, kind: str, name: str, column: str, user: str) -> rosters.Person | None:
     """The one person of `roster` whose name is the LMS's `name`, unless the roster gives them
-    another `column` id. Canvas gives only a slug, "hoppergrace": the roster's name words, run
-    together in some order, folded."""
+    another `column` id. Canvas gives only a slug, "hoppergrace" or "smith-jonesmary": the
+    roster's name words, run together in some order, folded, letters and digits only."""
     if kind == MOODLE:
         found = [roster.find("name", name)] if roster.find("name", name) else []
     else:
-        slug = name.casefold()
+        slug = _letters(name)
         found = [p for p in roster.people if p.name and slug in _slugs(p.name)]
     found = [p for p in found if getattr(p, column) in ("", user)]
     return found[0] if len(found) == 1 else None
 
 
+def _letters(text: str) -> str:
+    """`text`'s letters and digits only, without case or accents: "Smith-Jones" -> "smithjones"."""
+    plain = unicodedata.normalize("NFKD", text)
+    return "".join(c for c in plain if c.isalnum() and not unicodedata.combining(c)).casefold()
+
+
 def _slugs(name: str) -> set[str]:
-    words = ["".join(c for c in w if c.isalnum()) for w in rosters.name_key(name)]
+    words = [_letters(w) for w in rosters.name_key(name)]
     if len(words) > 5:
         return {"".join(words)}
     return {"".join(order) for order in itertools.permutations(words)}
@@ -134,23 +176,38 @@ def _slugs(name: str) -> set[str]:
 
 def _newest(files: list[Entry], kind: str) -> tuple[tuple[tuple[Path, str], ...], tuple[str, ...]]:
     """The entries that make the hand-in, oldest first: of several uploads of one file (Canvas's
-    nano.zip and nano-1.zip, or two zips) the newest only; and the notes on them."""
+    nano.zip and nano-1.zip, or two zips) the newest only; and the notes on them. Newest is the
+    larger upload number, then Canvas's larger `-N` (a number: nano-10.zip after nano-9.zip),
+    then the zip whose entries were changed last."""
     notes = [f"{kind} marks it late"] if any(e.late for e in files) else []
-    groups: dict[str, list[tuple[Entry, str]]] = {}
+    groups: dict[str, list[tuple[Entry, str, int]]] = {}
     for e in files:
-        name = e.file
+        name, again = e.file, 0
         if kind == CANVAS and (m := RESUBMITTED.match(name)):
-            name = m["stem"] + m["ext"]
+            name, again = m["stem"] + m["ext"], int(m["again"])
         key = "a zip" if name.lower().endswith(".zip") else name
-        groups.setdefault(key, []).append((e, name))
+        groups.setdefault(key, []).append((e, name, again))
     kept = []
     for key, group in groups.items():
-        group.sort(key=lambda pair: (pair[0].number, pair[0].file))
-        kept.append(group[-1])
+        group.sort(key=lambda one: (one[0].number, one[2], _changed(one[0].path), one[0].file))
+        kept.append(group[-1][:2])
         if len(group) > 1:
             notes.append(f"handed in {key} {len(group)} times: graded the newest, {group[-1][0].file}")
     kept.sort(key=lambda pair: (pair[0].number, not pair[1].lower().endswith(".zip"), pair[1]))
     return tuple((e.path, name) for e, name in kept), tuple(notes)
+
+
+def _changed(path: Path) -> tuple[int, ...]:
+    """When a zip's newest file was last changed (macOS's __MACOSX shadows left out), as its
+    (year, month, day, hour, minute, second); () for a file that is not a readable zip."""
+    if not path.name.lower().endswith(".zip") or not path.is_file():
+        return ()
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return max((info.date_time for info in zf.infolist()
+                        if not info.is_dir() and "__MACOSX" not in info.filename.split("/")), default=())
+    except (zipfile.BadZipFile, OSError, EOFError):
+        return ()
 
 
 def _count(files: list[Entry]) -> str:

@@ -78,9 +78,11 @@ def title_of(nb) -> str:
     return ""
 
 
-def described(nb) -> dict[str, Described]:
-    """grade_id -> its behaviour in words and its section, for every graded cell of a lecture."""
-    found, section = {}, ""
+def sections(nb) -> list[str]:
+    """The section each cell of a lecture notebook sits under, as a student finds it:
+    "section 4, Sending the results back, and knowing when to stop" (the last `## N. Title`
+    before it, or in it); "" before the first, and under a heading that is not numbered."""
+    found, section = [], ""
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             for line in cell.source.splitlines():
@@ -90,6 +92,14 @@ def described(nb) -> dict[str, Described]:
                     section = f"section {heading.group(1)}, {title.strip()}"
                 elif line.startswith("## "):
                     section = ""
+        found.append(section)
+    return found
+
+
+def described(nb) -> dict[str, Described]:
+    """grade_id -> its behaviour in words and its section, for every graded cell of a lecture."""
+    found = {}
+    for cell, section in zip(nb.cells, sections(nb)):
         meta = cell.metadata.get("nbgrader", {})
         if meta.get("grade"):
             words = cell.metadata.get("nano", {}).get("behaviour") or meta["grade_id"].replace("_", " ")

@@ -7,9 +7,10 @@ Agg, embedded as PNG data URIs, each at most one screen and shown at its own siz
 then one chart per lecture whose bars are labelled by the behaviour's words) and as tables: the
 histograms' counts, and every behaviour in words (outcomes.described) with, a click away, the
 students who lost points on it, each linked to their feedback page; plus the hand-ins that could
-not be graded. A student who lost points on a behaviour either got it wrong or did not attempt it
-(its function still the stub, its question unanswered: outcomes.Behaviour.not_attempted); the
-charts show the two apart by pattern as well as by shade, with the percentages written out, and
+not be graded, and what the last run left without a grade (entries of the hand-ins not placed,
+students of the roster with no grade: `left_out_section`). A student who lost points on a
+behaviour either got it wrong or did not attempt it (its function still the stub, its question
+unanswered: outcomes.Behaviour.not_attempted); the charts show the two apart by pattern as well as by shade, with the percentages written out, and
 each chart's alt text says what it shows and where its numbers are, so that none of it is told by
 colour or by the picture alone.
 """
@@ -221,6 +222,30 @@ def _who(results: ClassResults, number: str, failed: list[str]) -> str:
             f"{links}</details>")
 
 
+def left_out_section(course: Path) -> str:
+    """The entries of the last run's hand-ins that became no student's, and the students of its
+    roster with no grade, each with why (results.read_left_out), as a heading and a table; ""
+    when it left nothing out."""
+    from autograder.grading import results as run
+
+    left = run.read_left_out(course)
+    if not left:
+        return ""
+    esc = html.escape
+    rows = "".join(f"<tr><td>{esc(one.kind)}</td><td>{esc(one.entry) or '&mdash;'}</td>"
+                   f"<td>{esc(one.student + (f' ({one.name})' if one.name else '')) or '&mdash;'}</td>"
+                   f"<td>{esc(one.why)}</td></tr>" for one in left)
+    placed = sum(one.kind == run.NOT_PLACED for one in left)
+    missing = len(left) - placed
+    return (f"<h2 id=\"left-out\">Not placed, and students with no grade</h2>\n"
+            f"<p>The last <code>nano-course grade</code> left {placed} entr{'ies' if placed != 1 else 'y'} of the "
+            f"hand-ins not placed (no student's hand-in) and {missing} student{'s' * (missing != 1)} of its "
+            "roster with no grade in grades.csv:</p>\n"
+            "<table><caption>What the last grading left without a grade, and why</caption>\n"
+            "<tr><th scope=\"col\">what</th><th scope=\"col\">entry of the hand-ins</th>"
+            "<th scope=\"col\">student</th><th scope=\"col\">why</th></tr>\n" + rows + "</table>")
+
+
 def write_report(course: Path) -> Path:
     """Write `course`/report.html; return its path."""
     from autograder.grading.autograde import quiet
@@ -263,10 +288,11 @@ def write_report(course: Path) -> Path:
         for number, grade_id, p in hardest]
     ungraded = ""
     if results.not_graded:
-        ungraded = ("<h2>Not graded</h2><p>These hand-ins could not be graded (0 points in grades.csv) "
+        ungraded = ("<h2>Not graded</h2><p>These hand-ins could not be graded (no grade in grades.csv) "
                     "and are left out of the numbers above:</p><ul>"
                     + "".join(f"<li><b>{esc(s)}</b>: {esc(why)}</li>" for s, why in results.not_graded)
                     + "</ul>")
+    ungraded += left_out_section(course)
     body = f"""<h1>nano: class report</h1>
 <p>{n} graded student{'s' * (n != 1)}; total out of {out_of:g}: mean {statistics.mean(totals):.2f},
 median {statistics.median(totals):.2f}, lowest {min(totals):g}, highest {max(totals):g}.

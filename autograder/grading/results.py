@@ -103,10 +103,15 @@ def whole_class(course: Path, run: list[Grade], lectures: dict[str, str], before
 
 
 def write_csv(grades: list[Grade], lectures: list[str], path: Path) -> None:
-    """grades.csv: one row per student, points per lecture and in all."""
+    """grades.csv: one row per student, points per lecture and in all; a hand-in that could not
+    be graded has its cells left empty (no grade, which is not a grade of 0: problems.csv and
+    the student's page say why)."""
     def rows():
         yield ["student_id", *lectures, "total"]
         for g in grades:
+            if not g.graded:
+                yield [g.student, *([""] * len(lectures)), ""]
+                continue
             yield [g.student, *(f"{g.scores.get(k, 0.0):g}" for k in lectures), f"{g.total:g}"]
     save_csv(path, rows())
 
@@ -126,6 +131,47 @@ def write_problems(grades: list[Grade], path: Path) -> None:
                 yield [g.student, "yes" if g.graded else "no", str(p), p.lecture or "", p.kind,
                        " ".join(p.grade_ids), p.message, p.detail, p.file]
     save_csv(path, rows())
+
+
+LEFT_OUT = "left-out.csv"  # in the course: what the last run left without a grade (`LeftOut`)
+NOT_PLACED, NO_GRADE = "not placed", "no grade"
+
+
+@dataclass(frozen=True)
+class LeftOut:
+    """What a grading run left without a grade, besides the hand-ins it refused: an entry of the
+    hand-ins that became no student's (NOT_PLACED; `student` is the roster's student whose id it
+    carries, if any), or a student of the roster whom grades.csv does not list (NO_GRADE)."""
+
+    kind: str  # NOT_PLACED or NO_GRADE
+    entry: str  # the entry as the hand-ins name it ("" for NO_GRADE)
+    student: str
+    why: str
+    name: str = ""  # the roster's name of `student`
+
+    def __str__(self) -> str:
+        """As the run says it: "not placed: notes.txt: ..." or "no grade: lee (Lee Chen): ..."."""
+        if self.kind == NOT_PLACED:
+            return f"not placed: {self.entry}: {self.why}"
+        return f"no grade: {self.student}{f' ({self.name})' if self.name else ''}, in the roster: {self.why}"
+
+
+LEFT_OUT_COLUMNS = ["kind", "entry", "student_id", "name", "why"]
+
+
+def write_left_out(left: list[LeftOut], path: Path) -> None:
+    """The course's left-out.csv: what the last run left without a grade, one row each."""
+    save_csv(path, [LEFT_OUT_COLUMNS, *([one.kind, one.entry, one.student, one.name, one.why] for one in left)])
+
+
+def read_left_out(course: Path) -> list[LeftOut]:
+    """What the last grading run left without a grade ([] before any, or from a run before the file)."""
+    path = course / LEFT_OUT
+    if not path.is_file():
+        return []
+    with path.open(newline="", encoding="utf-8") as lines:
+        return [LeftOut(row["kind"], row["entry"], row["student_id"], row["why"], row.get("name") or "")
+                for row in csv.DictReader(lines)]
 
 
 def problem_of(row: dict[str, str]) -> Problem:
@@ -173,7 +219,7 @@ def read_grades(course: Path) -> list[Grade]:
         if row["graded"] == "no":
             ungraded.add(row["student_id"])
     return [Grade(row["student_id"],
-                  {k: float(v) for k, v in row.items() if k not in ("student_id", "total")},
+                  {k: float(v or 0) for k, v in row.items() if k not in ("student_id", "total")},
                   tuple(problems.get(row["student_id"], ())), row["student_id"] not in ungraded)
             for row in rows("grades.csv")]
 
@@ -182,6 +228,9 @@ def table(grades: list[Grade], lectures: list[str]) -> str:
     width = max([10, *(len(g.student) for g in grades)])
     lines = [f"{'student':{width}}  " + "  ".join(f"{k:>5}" for k in lectures) + "  total  problem"]
     for g in grades:
-        cells = "  ".join(f"{g.scores.get(k, 0.0):5.2f}" for k in lectures)
-        lines.append(f"{g.student:{width}}  {cells}  {g.total:5.2f}  {g.problem}".rstrip())
+        if g.graded:
+            cells = "  ".join(f"{g.scores.get(k, 0.0):5.2f}" for k in lectures) + f"  {g.total:5.2f}"
+        else:  # no grade, as in grades.csv
+            cells = "  ".join(f"{'-':>5}" for _ in [*lectures, "total"])
+        lines.append(f"{g.student:{width}}  {cells}  {g.problem}".rstrip())
     return "\n".join(lines)

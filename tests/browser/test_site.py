@@ -79,6 +79,8 @@ def test_site_shows_nothing_the_release_keeps_back(built_site):
         assert "BEGIN SOLUTION" not in text and "HIDDEN TESTS" not in text
     every = "".join(text_of(p) for p in pages)
     assert "def agent_loop" in every and "raise NotImplementedError" in every, "the stubs, as released"
+    for setup in ("%load_ext autoreload", "ROOT = next(", "os.chdir(ROOT)"):
+        assert setup not in every, f"a page opens with the notebook's set-up code ({setup})"
 
 
 def test_each_page_renders_and_its_links_resolve(built_site, chromium_executable, screenshot_root):

@@ -14,6 +14,7 @@ import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import tomllib
 import urllib.error
@@ -30,7 +31,7 @@ PROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
 # What each extra's package is imported as; nbclient and pyyaml come with the student's set
 # (nbgrader and jupyterlab need them), so a student's environment has them anyway; jupyterhub and
 # mystmd are programs nano-course hub and site run, never imported.
-IMPORTED_AS = {"dask": ["dask", "distributed"], "jupytext": ["jupytext"],
+IMPORTED_AS = {"copydetect": ["copydetect"], "dask": ["dask", "distributed"], "jupytext": ["jupytext"],
                "matplotlib": ["matplotlib"], "psycopg": ["psycopg"], "nbval": ["nbval"],
                "playwright": ["playwright"], "axe-playwright-python": ["axe_playwright_python"],
                "pytest-xdist": ["xdist"], "hypothesis": ["hypothesis"],
@@ -74,6 +75,34 @@ def test_run_installs_the_students_set_for_course_and_everything_for_tests_and_c
     assert re.search(r'course\)\n\s+setup ""\n', run)
     assert re.search(r'tests\)\n\s+setup "\[instructor,test\]"\n', run)
     assert "./run tests" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_setup_for_all_users_refuses_a_clone_others_cannot_enter_or_a_python_they_cannot_run(tmp_path):
+    closed = tmp_path / "closed"
+    (closed / "clone").mkdir(parents=True)
+    closed.chmod(0o700)
+    shutil.copy2(ROOT / "run", closed / "clone" / "run")
+    done = subprocess.run(["bash", str(closed / "clone" / "run"), "setup", "--all-users"], capture_output=True,
+                          text=True, timeout=120)
+    assert done.returncode == 1 and done.stdout == ""
+    assert done.stderr.startswith(f"other users cannot enter {closed}, so they could not run this checkout's "
+                                  ".venv: clone the course where every user can enter"), done.stderr
+    open_clone = Path(tempfile.mkdtemp(prefix="nano-clone-", dir="/tmp"))  # every folder to it open to all
+    try:
+        open_clone.chmod(0o755)
+        shutil.copy2(ROOT / "run", open_clone / "run")
+        private = closed / "python3"  # a Python only its owner can reach
+        private.write_text(f"#!/bin/sh\nexec {sys.executable} \"$@\"\n")
+        private.chmod(0o755)
+        done = subprocess.run(["bash", str(open_clone / "run"), "setup", "--all-users"], capture_output=True,
+                              text=True, timeout=120, env={**os.environ, "PYTHON": str(private)})
+        assert done.returncode == 1 and done.stdout == ""
+        assert done.stderr == (f"no Python 3.11 or newer that every user can run was found (tried {private}): "
+                               "install one where all can run it (apt-get install python3), or name it with "
+                               "PYTHON=\n")
+        assert not (open_clone / ".venv").exists()
+    finally:
+        shutil.rmtree(open_clone)
 
 
 def student_only_env(**extra: str) -> dict[str, str]:

@@ -32,14 +32,18 @@ ROSTER = ("student_id,name,canvas_id,moodle_participant\n"
           "alan,Alan Turing,45678,1003\n")
 
 
-def zip_workspace(workspace: Path, archive: Path, top: str = "") -> Path:
+def zip_workspace(workspace: Path, archive: Path, top: str = "", when: tuple[int, ...] | None = None) -> Path:
     """`workspace` zipped as a student does it, under the top folders `top` ("a/b/"), with a
-    __MACOSX shadow."""
+    __MACOSX shadow; its entries dated `when` (year, month, day, hour, minute, second) if given."""
     with zipfile.ZipFile(archive, "w", zipfile.ZIP_DEFLATED) as zf:
         for path in sorted(workspace.rglob("*")):
             if path.is_file():
-                zf.write(path, top + path.relative_to(workspace).as_posix())
-        zf.writestr(f"__MACOSX/{top}._01-shape-of-an-agent.ipynb", b"\0\5\26\7")
+                name = top + path.relative_to(workspace).as_posix()
+                if when is None:
+                    zf.write(path, name)
+                else:
+                    zf.writestr(zipfile.ZipInfo(name, when), path.read_bytes())
+        zf.writestr(zipfile.ZipInfo(f"__MACOSX/{top}._01-shape-of-an-agent.ipynb", when or MORNING), b"\0\5\26\7")
     return archive
 
 
@@ -55,6 +59,38 @@ def canvas_download(folder: Path) -> Path:
     zip_workspace(PERFECT, folder / "smithjohn_99999_80200_nano.zip")
     (folder / "smithjohn_99999_80201_readme.txt").write_text("hello\n")
     (folder / "notes.txt").write_text("to grade by Friday\n")
+    return folder
+
+
+# A class whose names Canvas writes as they are, and whose students upload more than once.
+AWKWARD_ROSTER = ("student_id,name,canvas_id\n"
+                  "mary,Mary Smith-Jones,14142\n"
+                  "sean,Seán O'Brien,\n"  # no canvas_id: matched by the name alone
+                  "jose,José Müller-Lüdenscheidt,31415\n"
+                  "anna,Anna van der Berg,16180\n"
+                  "pat,Pat Partial,57721\n"
+                  "lee,Lee Chen,33333\n"
+                  "ghost,Ghost Writer,44444\n")
+MORNING, NOON = (2026, 3, 2, 9, 0, 0), (2026, 3, 2, 12, 0, 0)
+
+
+def awkward_canvas_download(folder: Path) -> Path:
+    """A Canvas "Download Submissions" with a hyphenated name (a zip), an apostrophe and an
+    accent (matched by name), accents and a hyphen over twelve loose files, spaces, three
+    uploads of one zip in one submission (the stubs first, the newest last), a file renamed by
+    hand that still carries its student's id, and a roster student with nothing in it."""
+    folder.mkdir(parents=True)
+    zip_workspace(PERFECT, folder / "smith-jonesmary_14142_700142_workspace.zip")
+    zip_workspace(PERFECT, folder / "o'briensean_27182_700200_nano.zip", "nano/")
+    loose = [*sorted(p.relative_to(PERFECT) for p in (PERFECT / "nano").glob("*.py")),
+             *sorted(p.relative_to(PERFECT) for p in PERFECT.glob("*.ipynb"))][:12]
+    for path in loose:
+        shutil.copy(PERFECT / path, folder / f"müller-lüdenscheidtjosé_31415_700415_{path.name}")
+    zip_workspace(PERFECT, folder / "van der berganna_16180_700300_nano.zip")
+    zip_workspace(STUB, folder / "partialpat_57721_700500_nano.zip", when=MORNING)
+    zip_workspace(STUB, folder / "partialpat_57721_700500_nano-1.zip", when=MORNING)
+    zip_workspace(PERFECT, folder / "partialpat_57721_700500_nano-2.zip", when=NOON)
+    zip_workspace(PERFECT, folder / "lee_33333.zip")
     return folder
 
 
@@ -118,7 +154,7 @@ def test_the_layout_is_told_from_the_names_and_a_mix_is_refused(tmp_path):
 def test_a_canvas_download_is_grouped_by_user_and_mapped_through_the_roster(tmp_path, roster_file):
     canvas = canvas_download(tmp_path / "canvas")
     zip_download(canvas, canvas / "submissions.zip")  # the download's own zip, left beside it
-    rows, notes = intake.class_in(canvas, roster_file)
+    rows, notes, unplaced = intake.class_in(canvas, roster_file)
     by = {row.student: row for row in rows}
     assert sorted(by) == ["ada", "alan", "grace"]
     assert [name for _, name in by["grace"].parts] == ["nano.zip"], "the older upload is left out"
@@ -128,17 +164,88 @@ def test_a_canvas_download_is_grouped_by_user_and_mapped_through_the_roster(tmp_
                                                      "02-tools-that-read.ipynb"]
     assert by["alan"].notes == ()
     assert not any(row.problem for row in rows)
-    assert len(notes) == 3, notes
-    assert any(n.startswith("not placed: Canvas user 99999 (smithjohn), 2 files: not in the roster") for n in notes)
-    assert any(n.startswith("not placed: notes.txt: a file not named as a Canvas download names") for n in notes)
-    assert any(n.startswith("not placed: submissions.zip:") for n in notes)
+    assert notes == []
+    said = [str(u) for u in unplaced]
+    assert len(said) == 3, said
+    assert any(n.startswith("not placed: Canvas user 99999 (smithjohn), 2 files: not in the roster") for n in said)
+    assert any(n.startswith("not placed: notes.txt: a file not named as a Canvas download names") for n in said)
+    assert any(n.startswith("not placed: submissions.zip:") for n in said)
+    assert not any(u.student for u in unplaced), "none carries a roster student's id"
+
+
+def test_a_canvas_name_may_hold_hyphens_apostrophes_accents_and_spaces(tmp_path):
+    download = awkward_canvas_download(tmp_path / "canvas")
+    rows, notes, unplaced = intake.class_in(download, _written(tmp_path / "roster.csv", AWKWARD_ROSTER))
+    by = {row.student: row for row in rows}
+    assert sorted(by) == ["anna", "jose", "mary", "pat", "sean"], "each by its user id, or by its name"
+    assert [name for _, name in by["mary"].parts] == ["workspace.zip"]
+    assert len(by["jose"].parts) == 12 and all(path.name.startswith("müller-lüdenscheidtjosé_31415_")
+                                               for path, _ in by["jose"].parts)
+    assert not any(row.problem for row in rows) and notes == []
+    [lee] = unplaced
+    assert lee.entry == "lee_33333.zip" and lee.student == "lee"
+    assert str(lee) == ("not placed: lee_33333.zip: a file not named as a Canvas download names a student's "
+                        "(lastnamefirstname_<user id>_<number>_<file>); not graded; it carries the Canvas id "
+                        "33333 of lee (Lee Chen): if it is their hand-in, give it the download's name "
+                        "(lastnamefirstname_<user id>_<number>_<file>) or grade it on its own")
+
+
+def test_of_three_uploads_the_newest_is_graded_by_its_number_and_then_its_zip_times(tmp_path):
+    download = awkward_canvas_download(tmp_path / "canvas")
+    rows, _, _ = intake.class_in(download, _written(tmp_path / "roster.csv", AWKWARD_ROSTER))
+    [pat] = [row for row in rows if row.student == "pat"]
+    assert [path.name for path, _ in pat.parts] == ["partialpat_57721_700500_nano-2.zip"]
+    assert pat.notes == ("handed in a zip 3 times: graded the newest, nano-2.zip",)
+
+    def newest(*names: str, when: dict | None = None) -> str:
+        folder = tmp_path / "uploads" / str(len(list((tmp_path / "uploads").glob("*"))) if
+                                            (tmp_path / "uploads").exists() else "0")
+        folder.mkdir(parents=True)
+        for name in names:
+            zip_workspace(STUB, folder / f"partialpat_57721_{name}", when=(when or {}).get(name, MORNING))
+        [row] = intake.class_in(folder, _written(tmp_path / "roster.csv", AWKWARD_ROSTER))[0]
+        return row.parts[0][0].name.removeprefix("partialpat_57721_")
+
+    assert newest("700500_nano-9.zip", "700500_nano-10.zip") == "700500_nano-10.zip", "-N is a number"
+    assert newest("700600_nano.zip", "700500_nano-3.zip") == "700600_nano.zip", "a later upload first"
+    assert newest("700500_nano.zip", "700500_workspace.zip",
+                  when={"700500_nano.zip": NOON}) == "700500_nano.zip", "then the zip changed last"
+    assert newest("700500_workspace.zip", "700500_nano.zip",
+                  when={"700500_workspace.zip": NOON}) == "700500_workspace.zip"
+
+
+def test_the_run_lists_what_it_left_out_and_whom_the_roster_has_with_no_grade(tmp_path):
+    from autograder.grading import grade, results
+
+    people = roster.read(_written(tmp_path / "roster.csv", AWKWARD_ROSTER))
+    unplaced = [lms.Unplaced("lee_33333.zip", "a file not named ...", "lee"), lms.Unplaced("notes.txt", "a file")]
+    graded = [results.Grade(s, {"01": 1.0}) for s in ("mary", "sean", "jose", "anna")]
+    refused = results.Grade("pat", {"01": 0.0}, (lms_problem := results.problem("duplicate: ...", "refused"),),
+                            graded=False)
+    left = grade.left_out(unplaced, people, [*graded, refused])
+    assert [(one.kind, one.entry, one.student) for one in left] == [
+        ("not placed", "lee_33333.zip", "lee"), ("not placed", "notes.txt", ""),
+        ("no grade", "", "lee"), ("no grade", "", "ghost")], "pat is listed: not graded"
+    assert str(left[2]) == ("no grade: lee (Lee Chen), in the roster: lee_33333.zip carries their id but was not "
+                            "placed (see why at its entry)")
+    assert str(left[3]).startswith("no grade: ghost (Ghost Writer), in the roster: nothing in the hand-ins is theirs")
+    lines = grade.closing([*graded, refused], [], left)
+    assert lines[0] == f"not graded: pat: {lms_problem.message}"
+    assert lines[1:5] == [str(one) for one in left]
+    assert lines[-1] == ("5 hand-ins: 4 graded, 1 not graded (no grade in grades.csv); 2 entries not placed; "
+                         "2 students of the roster with no grade; each is listed above, and in report.html "
+                         "(nano-course report)")
+    results.write_left_out(left, tmp_path / "left-out.csv")
+    assert results.read_left_out(tmp_path) == left
+    assert grade.closing(graded, [], [])[-1] == ("4 hand-ins: 4 graded, 0 not graded (no grade in grades.csv); "
+                                                 "0 entries not placed; 0 students of the roster with no grade")
 
 
 def test_a_moodle_download_is_mapped_by_participant_or_by_a_name_with_a_comma(tmp_path, roster_file):
-    rows, notes = intake.class_in(moodle_download(tmp_path / "moodle"), roster_file)
+    rows, notes, unplaced = intake.class_in(moodle_download(tmp_path / "moodle"), roster_file)
     assert [row.student for row in rows] == ["ada", "alan", "grace"]
     assert all(len(row.parts) == 1 and row.parts[0][0].is_dir() for row in rows)
-    assert sorted(notes) == [
+    assert sorted([*notes, *map(str, unplaced)]) == [
         "ignored: Alan Turing_1003_assignsubmission_onlinetext_: Moodle's online text of Alan Turing; "
         "nano is graded from the files handed in",
         f"not placed: Moodle user 1009 (Nobody Here), Nobody Here_1009_assignsubmission_file_/: not in the "
@@ -149,7 +256,7 @@ def test_a_moodle_download_is_mapped_by_participant_or_by_a_name_with_a_comma(tm
 
 
 def test_each_hand_in_is_assembled_into_one_workspace(tmp_path, roster_file):
-    rows, _ = intake.class_in(moodle_download(tmp_path / "moodle"), roster_file)
+    rows, _, _ = intake.class_in(moodle_download(tmp_path / "moodle"), roster_file)
     rows += intake.class_in(canvas_download(tmp_path / "canvas"), roster_file)[0]
     for row in rows:
         dest = tmp_path / "staged" / row.source.name / "nano"
@@ -195,7 +302,7 @@ def test_a_canvas_slug_matches_one_roster_name_only_and_never_one_with_another_i
 def test_a_download_zip_is_unpacked_under_the_guards_and_names_itself(tmp_path, roster_file):
     archive = zip_download(canvas_download(tmp_path / "canvas"), tmp_path / "submissions.zip")
     with intake.opened(archive) as folder:
-        rows, _ = intake.class_in(folder, roster_file, shown=archive)
+        rows, _, _ = intake.class_in(folder, roster_file, shown=archive)
         assert [row.student for row in rows] == ["ada", "alan", "grace"]
     assert not folder.exists()
     with pytest.raises(intake.IntakeError, match=r"^submissions.zip refused: it unpacks to more than 0 MB, "
@@ -289,6 +396,35 @@ def test_a_download_is_graded_under_the_roster_ids_and_junk_is_listed_not_graded
         assert said("ignored: Alan Turing_1003_assignsubmission_onlinetext_: ")
     for junk in ("99999", "smithjohn", "1009", "Nobody", "notes", "submissions", "worksheet"):
         assert not any(junk in student for student in (*grades, *problems)), junk
+
+
+@pytest.mark.slow
+def test_an_awkward_canvas_download_grades_everyone_on_their_newest_upload_and_lists_who_has_none(course, tmp_path):
+    mine = tmp_path / "course"
+    shutil.copytree(course, mine)
+    download = zip_download(awkward_canvas_download(tmp_path / "canvas"), tmp_path / "submissions.zip")
+    roster_path = _written(tmp_path / "roster.csv", AWKWARD_ROSTER)
+    done = nano_course("grade", download, "--course", mine, "--roster", roster_path, "--timeout", 20)
+    assert done.returncode == 0, done.stderr
+    full = f"{sum(Course.at(mine).max_points().values()):g}"
+    grades = grades_of(mine)
+    assert {s: row["total"] for s, row in grades.items()} == {s: full for s in ("anna", "jose", "mary", "pat", "sean")}
+    assert [p["message"] for p in problems_of(mine)["pat"]] == ["handed in a zip 3 times: graded the newest, nano-2.zip"]
+    assert "handed in a zip 3 times: graded the newest, nano-2.zip" in (mine / "feedback/pat/index.html").read_text()
+    lines = done.stdout.splitlines()
+    table = lines.index(next(line for line in lines if line.startswith("student ")))
+    assert [line.split()[0] for line in lines[table + 1:table + 6]] == ["anna", "jose", "mary", "pat", "sean"]
+    assert lines[-4].startswith("not placed: lee_33333.zip: a file not named as a Canvas download names")
+    assert lines[-3] == ("no grade: lee (Lee Chen), in the roster: lee_33333.zip carries their id but was not placed "
+                         "(see why at its entry)")
+    assert lines[-2].startswith("no grade: ghost (Ghost Writer), in the roster: nothing in the hand-ins is theirs")
+    assert lines[-1] == ("5 hand-ins: 5 graded, 0 not graded (no grade in grades.csv); 1 entry not placed; "
+                         "2 students of the roster with no grade; each is listed above, and in report.html "
+                         "(nano-course report)")
+    assert nano_course("report", "--course", mine).returncode == 0
+    page = (mine / "report.html").read_text()
+    section = page[page.index('<h2 id="left-out">'):]
+    assert section.count("<tr>") == 4 and "lee_33333.zip" in section and "Ghost Writer" in section
 
 
 @pytest.mark.slow

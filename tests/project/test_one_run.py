@@ -77,8 +77,8 @@ def test_a_second_run_refuses_in_one_sentence_and_ctrl_c_stops_a_grading_cleanly
     assert stopped.returncode == 130, out + err
     assert "Traceback" not in out + err, out + err
     assert err.splitlines()[-1] == (
-        "nano-course grade: stopped (Ctrl-C); grades.csv and problems.csv are as they were, and the students "
-        "finished before the stop have their feedback pages and their gradebook entries: grade again to finish")
+        "nano-course grade: stopped (Ctrl-C); the students finished before the stop are in grades.csv, "
+        "problems.csv, the gradebook and their feedback pages, the others as they were: grade again to finish")
     assert (course / "grades.csv").read_bytes() == table
     with lock.holding(course, "test"):  # the stopped run let go of the course
         pass

@@ -10,6 +10,7 @@ leaves the previous grades.csv whole.
 
 import csv
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -21,7 +22,8 @@ import pytest
 
 from autograder import cli
 from autograder.authoring import release
-from autograder.grading import grade, results
+from autograder.course import Course
+from autograder.grading import gradebook, grade, results
 
 SAMPLES = release.ROOT / "fixtures" / "submissions"
 TIMEOUT = "20"  # seconds per cell, as fixtures/submissions/expected.csv was made with
@@ -181,7 +183,7 @@ def test_grades_accumulate_over_a_term(term_course, tmp_path, capsys):
     shutil.copy2(SAMPLES / "zip-escape.zip", first / "zip-escape.zip")
     code, out, err = grade_cli(capsys, first, course)
     assert code == 0, err
-    assert rows_of(course) == {"perfect": "10", "untouched": "0", "zip-escape": "0"}
+    assert rows_of(course) == {"perfect": "10", "untouched": "0", "zip-escape": ""}, "no grade is not 0"
     assert [g for g, _ in problems_of(course)["zip-escape"]] == ["no"]
     assert "path traversal" in problems_of(course)["zip-escape"][0][1]
     assert "wrote" in out and "(3 students)" in out
@@ -193,14 +195,16 @@ def test_grades_accumulate_over_a_term(term_course, tmp_path, capsys):
     shutil.copy2(SAMPLES / "zip-bomb.zip", late / "perfect.zip")
     code, out, err = grade_cli(capsys, late, course)
     assert code == 0, err
-    assert rows_of(course) == {"partial": "4", "perfect": "10", "untouched": "4", "zip-escape": "0"}
+    assert rows_of(course) == {"partial": "4", "perfect": "10", "untouched": "4", "zip-escape": ""}
     problems = problems_of(course)
     assert "path traversal" in problems["zip-escape"][0][1], "a refused hand-in stays listed"
     graded, said = problems["perfect"][-1]
     assert graded == "yes" and "zip bomb" in said and "the grade of the earlier one stands" in said
     assert problems.get("untouched") == problems.get("partial"), "the row is replaced, problems too"
-    table = out[out.index("\nstudent "):]
-    assert [line.split()[0] for line in table.strip().splitlines()[1:-1]] == ["partial", "perfect", "untouched"]
+    table = out[out.index("\nstudent "):out.index("\nwrote ")]
+    assert [line.split()[0] for line in table.strip().splitlines()[1:]] == ["partial", "perfect", "untouched"]
+    assert out.splitlines()[-1] == ("3 hand-ins: 3 graded, 0 not graded (no grade in grades.csv); 0 entries not "
+                                    "placed; 0 students of the roster with no grade")
     assert "(4 students, 1 of them from earlier runs)" in out
     assert "10 / 10" in (course / "feedback" / "perfect" / "index.html").read_text()
     assert results.read_grades(course)[1].scores == {"01": 1.0, "02": 1.5, "03": 1.5, "04": 1.5,
@@ -251,3 +255,64 @@ def test_ctrl_c_mid_run_leaves_the_previous_grades(term_course, tmp_path):
     assert run.returncode != 0, rest
     assert (course / "grades.csv").read_bytes() == before
     assert not [p.name for p in course.glob(".grades.csv.*")]
+
+
+def test_a_ctrl_c_inside_an_undivided_block_waits_for_its_end():
+    done = []
+    with pytest.raises(KeyboardInterrupt):
+        with grade.undivided():
+            os.kill(os.getpid(), signal.SIGINT)  # what Ctrl-C does, mid-way through the writes
+            done.append("the rest of the block")
+    assert done == ["the rest of the block"]
+    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler, "Ctrl-C is as it was"
+
+
+def records_of(course: Path) -> dict[str, dict[str, str]]:
+    """student -> the total that grades.csv, the gradebook and the feedback page each give ("" where
+    one has none)."""
+    lectures = Course.at(course).lectures
+    book = {s: f"{round(sum(points.values()), 3):g}" for s, points in gradebook.scores(course, lectures).items()}
+    pages = {}
+    for index in (course / "feedback").glob("*/index.html"):
+        pages[index.parent.name] = re.search(r"Total: <b>([\d.]+) / ", index.read_text()).group(1)
+    table = rows_of(course)
+    return {s: {"grades.csv": table.get(s, ""), "gradebook": book.get(s, ""), "page": pages.get(s, "")}
+            for s in sorted({*table, *book, *pages})}
+
+
+@pytest.mark.slow
+def test_ctrl_c_just_after_a_student_is_graded_leaves_grades_csv_the_gradebook_and_the_pages_agreeing(
+        term_course, tmp_path, capsys):
+    course = tmp_path / "course"
+    shutil.copytree(term_course, course)
+    first = tmp_path / "first"
+    shutil.copytree(SAMPLES / "partial", first / "partial")
+    assert grade_cli(capsys, first, course)[0] == 0
+    assert records_of(course) == {"partial": {"grades.csv": "4", "gradebook": "4", "page": "4"}}
+
+    again = tmp_path / "again"  # partial hands in the whole work, with two classmates
+    shutil.copytree(SAMPLES / "perfect", again / "partial")
+    shutil.copytree(SAMPLES / "untouched", again / "untouched")
+    shutil.copytree(SAMPLES / "perfect", again / "zz-perfect")
+    command = [sys.executable, "-m", "autograder.cli", "grade", str(again), "--course", str(course),
+               "--workers", "1", "--timeout", TIMEOUT]
+    run = subprocess.Popen(command, cwd=release.ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                           text=True, start_new_session=True)
+    try:
+        seen = []
+        for line in run.stdout:
+            seen.append(line)
+            if line.startswith("[1/3]"):
+                break
+        assert seen[-1].startswith("[1/3]") and seen[-1].rstrip().endswith("partial ... 10/10"), seen
+        os.killpg(run.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
+        rest = run.communicate(timeout=120)[0]
+    finally:
+        if run.poll() is None:
+            os.killpg(run.pid, signal.SIGKILL)
+            run.wait()
+    assert run.returncode == 130, rest
+    assert records_of(course) == {"partial": {"grades.csv": "10", "gradebook": "10", "page": "10"}}, \
+        "the student said to be graded is so everywhere, and nobody else is half-recorded"
+    assert [p.name for p in (course / "feedback").iterdir()] == ["partial"], "no page written aside is left"
+    assert not [p.name for p in course.glob(".*.csv.*")]
