@@ -274,7 +274,8 @@ def test_attackers_pages_leak_nothing_and_every_failure_names_a_section(graded_c
     capsys.readouterr()
     text = (graded / "report.html").read_text(encoding="utf-8")
     assert "agent_loop stops after max_turns model calls and returns &#x27;max_turns&#x27;" in text
-    assert re.search(r'<details><summary>\d+</summary>.*?href="feedback/partial/05-the-agent-loop.html">partial</a>', text)
+    assert re.search(r'<details><summary>\d+<span class=sr-only> students: who</span></summary>.*?'
+                     r'href="feedback/partial/05-the-agent-loop.html">partial</a>', text)
     for uri in re.findall(r'src="(data:image/png;base64,[^"]+)"', text):
         width, height = png_size(uri)
         assert width <= 1500 and height <= 1000, (width, height)
