@@ -1,9 +1,9 @@
 """Appended to an otherwise perfect hand-in's nano/protocol.py (test_processes), or run on its own
-in a sandbox (`python burn_in_sessions.py`, which then waits as long as they burn): at import, in the first of its notebook kernels (the ones graded beside the
-grader's reference run), it starts four processes, each in a session of its own (where a nice
-value ranks only inside the session), that keep every core busy for forty seconds. Sandboxed
-code weighs less than the reference's, however many sessions it makes: the reference's timed
-behaviours pass beside it."""
+in a sandbox (then it waits as long as they burn): at import, in the first of its notebook
+kernels (the ones graded beside the grader's reference run), it starts four processes, each in
+a session of its own (where a nice value ranks only inside the session), that keep every core
+busy for forty seconds. Sandboxed code weighs less than the reference's, however many sessions
+it makes: the reference's timed behaviours pass beside it."""
 import os as _os
 import sys as _sys
 import time as _time
