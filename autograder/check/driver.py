@@ -44,6 +44,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.check.subject import wire
+from autograder.course import ROOT
 from autograder.sandbox import bwrap
 
 HARNESS = Path(__file__).with_name("subject")
@@ -64,9 +65,7 @@ def given(name: str):
     """The course's given module `nano.<name>` (server, testing, trace, protocol...) as the
     repository holds it: the grader's own copy, for a drive to build scripted replies or serve
     the Messages API with. Never a hand-in's: no hand-in's folder is ever on this process's path."""
-    from autograder.authoring import release
-
-    root = str(release.ROOT)
+    root = str(ROOT)
     if root not in sys.path:
         sys.path.append(root)
     return importlib.import_module(f"nano.{name}")

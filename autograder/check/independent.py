@@ -29,13 +29,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from autograder.authoring import notebooks, release
+from autograder import notebook, records
 from autograder.check import behaviour
 from autograder.check.behaviour import Behaviour, GraderError
 from autograder.check.driver import Bounds, Lost, Subject
-from autograder.course import lecture_of
-from autograder.grading import records
-from autograder.grading.records import Job, Problem
+from autograder.course import ASSIGNMENT, ROOT, STUDENT_FILES, lecture_of
+from autograder.records import Job, Problem
 from autograder.limits import BEHAVIOUR_TIMEOUT as TIMEOUT, CHECK_BUDGET as BUDGET, CHECK_STARTUP as STARTUP
 from autograder.limits import REFERENCE_WAIT
 
@@ -163,10 +162,10 @@ def cell_states(verdicts: Iterable[Verdict]) -> dict[str, Verdict]:
 # ---------------------------------------------------------------------------------------------
 # The behaviours of a course, the workspaces they run in
 
-def answer_sources(notebook: Path) -> dict[str, str]:
+def answer_sources(path: Path) -> dict[str, str]:
     """grade_id -> source of each answer cell of a notebook, in notebook order ({} if unreadable)."""
     try:
-        cells = notebooks.load(notebook).cells
+        cells = notebook.load(path).cells
     except Exception:
         return {}
     return {c.metadata["nbgrader"]["grade_id"]: c.source for c in cells
@@ -177,17 +176,17 @@ def answer_sources(notebook: Path) -> dict[str, str]:
 def make_workspace(course: Path, nano_files: Mapping[str, str], dest: Path) -> Path:
     """What the behaviours run in: the course's source files (no notebooks) with `nano_files`
     ({"nano/tools.py": text}) over them."""
-    source = course / "source" / release.ASSIGNMENT
+    source = course / "source" / ASSIGNMENT
     shutil.copytree(source, dest, ignore=shutil.ignore_patterns("*.ipynb", "__pycache__", ".ipynb_checkpoints"))
     for name, text in nano_files.items():
-        if name in release.STUDENT_FILES:
+        if name in STUDENT_FILES:
             (dest / name).write_text(text, encoding="utf-8")
     return dest
 
 
 def lecture_notebooks(course: Path) -> dict[str, str]:
     """Lecture number -> notebook file name, from the course's release."""
-    return {p.name[:2]: p.name for p in sorted((course / "release" / release.ASSIGNMENT).glob("*.ipynb"))}
+    return {p.name[:2]: p.name for p in sorted((course / "release" / ASSIGNMENT).glob("*.ipynb"))}
 
 
 def course_behaviours(course: Path, only: Iterable[str] | None = None) -> list[Behaviour]:
@@ -196,7 +195,7 @@ def course_behaviours(course: Path, only: Iterable[str] | None = None) -> list[B
     wanted = None if only is None else set(only)
     found = []
     for number, name in lecture_notebooks(course).items():
-        cells = notebooks.points(notebooks.load(course / "release" / release.ASSIGNMENT / name))
+        cells = notebook.points(notebook.load(course / "release" / ASSIGNMENT / name))
         found += [b for b in behaviour.lecture(number) or [] if b.grade_id in cells
                   and (wanted is None or b.grade_id in wanted)]
     return found
@@ -205,7 +204,7 @@ def course_behaviours(course: Path, only: Iterable[str] | None = None) -> list[B
 def cell_lectures(course: Path) -> dict[str, str]:
     """grade_id -> the lecture number of the released notebook that holds it."""
     return {grade_id: number for number, name in lecture_notebooks(course).items()
-            for grade_id in notebooks.points(notebooks.load(course / "release" / release.ASSIGNMENT / name))}
+            for grade_id in notebook.points(notebook.load(course / "release" / ASSIGNMENT / name))}
 
 
 def unchecked(course: Path) -> list[str]:
@@ -213,21 +212,21 @@ def unchecked(course: Path) -> list[str]:
     sees to it); nbgrader's result on the visible part stands there."""
     covered = {b.grade_id for b in course_behaviours(course)}
     return [grade_id for name in lecture_notebooks(course).values()
-            for grade_id in notebooks.points(notebooks.load(course / "release" / release.ASSIGNMENT / name))
+            for grade_id in notebook.points(notebook.load(course / "release" / ASSIGNMENT / name))
             if grade_id not in covered]
 
 
 def student_files(workspace: Path) -> tuple[dict[str, str], dict[str, str]]:
     """(nano files, answer cell sources) of a submission folder, read before any of it runs."""
     files = {}
-    for name in release.STUDENT_FILES:
+    for name in STUDENT_FILES:
         try:
             files[name] = (workspace / name).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             pass
     answers: dict[str, str] = {}
-    for notebook in sorted(workspace.glob("[0-9][0-9]-*.ipynb")):
-        answers.update(answer_sources(notebook))
+    for path in sorted(workspace.glob("[0-9][0-9]-*.ipynb")):
+        answers.update(answer_sources(path))
     return files, answers
 
 
@@ -247,10 +246,10 @@ def check_files(course: Path, files: Mapping[str, str], answers: Mapping[str, st
 def reference_files(course: Path) -> tuple[dict[str, str], dict[str, str]]:
     """The reference solution's nano/*.py (from the repository, never the course: the course
     folder holds only stubs) and the answers of the course's source notebooks."""
-    files = {name: (release.ROOT / name).read_text(encoding="utf-8") for name in release.STUDENT_FILES}
+    files = {name: (ROOT / name).read_text(encoding="utf-8") for name in STUDENT_FILES}
     answers: dict[str, str] = {}
     for name in lecture_notebooks(course).values():
-        answers.update(answer_sources(course / "source" / release.ASSIGNMENT / name))
+        answers.update(answer_sources(course / "source" / ASSIGNMENT / name))
     return files, answers
 
 

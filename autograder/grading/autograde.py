@@ -39,8 +39,8 @@ from autograder import limits
 from autograder.authoring import notebooks, release
 from autograder.check import independent
 from autograder.course import Course, lecture_of
-from autograder.grading import gradebook, records
-from autograder.grading.records import Job, Outcome, Problem, problem
+from autograder import gradebook, records
+from autograder.records import Job, Outcome, Problem, problem
 from autograder.limits import JOB_LIMIT, MAX_RESTARTS, MESSAGE_LIMIT, NOTEBOOK_LIMIT, OUTPUT_LIMIT
 from autograder.sandbox import bwrap
 
@@ -201,7 +201,7 @@ def grade_one(job: Job) -> Outcome:
     sandboxed unless job.unsafe. Runs in a worker process."""
     from traitlets.config.loader import PyFileConfigLoader
 
-    from autograder.grading.gradebook import sqlite_url
+    from autograder.gradebook import sqlite_url
 
     started = time.monotonic()
     course = Course.at(job.course)
@@ -337,7 +337,7 @@ def _execution_problems(path: Path, number: str, timeout: int, limit: int | None
     limit = limit or NOTEBOOK_LIMIT
     if not path.is_file():
         return []
-    from autograder.grading.outcomes import sections
+    from autograder.notebook import sections
 
     late, died, deaf, stopped, cut = [], [], [], False, []
     nb = notebooks.load(path)

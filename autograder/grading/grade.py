@@ -40,11 +40,12 @@ from autograder import lock
 from autograder.authoring import notebooks, release
 from autograder.check import behaviour, independent
 from autograder.course import Course, lecture_of, require
-from autograder.grading import autograde, gradebook, intake, records
+from autograder import gradebook, records
+from autograder.grading import autograde, intake
 from autograder.grading import roster as rosters
 from autograder.grading.results import (LEFT_OUT, NO_GRADE, NOT_PLACED, Grade, LeftOut, earlier_problems, table,
                                         whole_class, write_csv, write_left_out, write_problems)
-from autograder.grading.records import Job, Outcome, Problem, problem
+from autograder.records import Job, Outcome, Problem, problem
 from autograder.sandbox import bwrap
 
 STUDENT_ID = intake.STUDENT_ID

@@ -11,7 +11,8 @@ from pathlib import Path
 
 from autograder import lock
 from autograder.course import require
-from autograder.grading import gradebook, results
+from autograder import gradebook
+from autograder.grading import results
 
 PLACES = ("feedback/{}", "logs/{}.txt", "checks/{}.json", "submitted/{}", "autograded/{}")
 
