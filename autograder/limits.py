@@ -120,6 +120,8 @@ TREE_ENTRIES = 20_000  # files and folders followed there in all (a hand-in hold
 WRITE_SIZE = 256 << 20  # bytes each folder student code may write holds in all (as root: a tmpfs of this
 #                         size is mounted on it), so a hand-in's writes are bounded by the system
 WRITE_FILES = 2 * TREE_ENTRIES  # files and folders such a folder may hold (the tmpfs's inodes)
+WRITE_ROOM = 16 << 20  # bytes the kernels' workspace gets back after each notebook's kernel has ended, so
+#                        that nbgrader can write the graded notebook however full the code left it
 
 # The names the grading modules use.
 CELL_TIMEOUT = LIMITS.cell

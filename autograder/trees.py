@@ -16,6 +16,7 @@ link, never recurses, and holds at most a few dozen folders open at once:
 import contextlib
 import itertools
 import os
+import shutil
 import stat
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -102,6 +103,44 @@ def bound(top: Path, visit: Callable[[Entry], None] = lambda entry: None, bounds
     """`walk`, removing every entry past `bounds`: afterwards `top` holds at most `bounds.entries`
     entries, none deeper than `bounds.depth`. Returns which bound it passed, or None."""
     return walk(top, visit, bounds, past=lambda entry: remove_at(entry.folder, entry.name))
+
+
+def copy(top: Path, into: int, wanted: Callable[[tuple[str, ...]], bool], bounds: Bounds = Bounds()) -> None:
+    """Copy what `top` holds within `bounds` into the open folder `into`: each folder and regular
+    file whose path below `top` (its names, as a tuple) is `wanted`; nothing else (no links, no
+    FIFOs, nothing below a folder not copied). Files get mode 0644 and folders 0755."""
+    made = [into]  # the folder made for each level of the walk, from `into` down
+    names: list[str] = []
+
+    def visit(entry: Entry) -> None:
+        for folder in made[entry.depth:]:  # the folders of the entries walked before this one
+            os.close(folder)
+        del made[entry.depth:], names[entry.depth - 1:]
+        names.append(entry.name)
+        if len(made) < entry.depth or not wanted(tuple(names)):
+            return
+        parent, mode = made[entry.depth - 1], entry.info.st_mode
+        with contextlib.suppress(OSError):
+            if stat.S_ISDIR(mode):
+                with contextlib.suppress(FileExistsError):
+                    os.mkdir(entry.name, 0o755, dir_fd=parent)
+                made.append(os.open(entry.name, OPEN, dir_fd=parent))
+            elif stat.S_ISREG(mode):
+                source = os.open(entry.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=entry.folder)
+                try:
+                    target = os.open(entry.name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC,
+                                     0o644, dir_fd=parent)
+                    with open(source, "rb", closefd=False) as src, open(target, "wb") as dst:
+                        shutil.copyfileobj(src, dst)
+                finally:
+                    os.close(source)
+
+    try:
+        walk(top, visit, bounds)
+    finally:
+        for folder in made[1:]:
+            with contextlib.suppress(OSError):
+                os.close(folder)
 
 
 def remove(path: Path) -> None:
