@@ -2,6 +2,8 @@
 
 import os
 import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 
@@ -117,3 +119,39 @@ def test_walk_of_a_folder_it_cannot_read_or_that_is_missing(tmp_path):
     trees.walk(tmp_path, lambda e: seen.append(e.name))
     assert "locked" in seen
     os.chmod(tmp_path / "locked", 0o700)
+
+
+def test_copy_takes_only_what_is_wanted_and_no_link(tmp_path):
+    source = tmp_path / "source"
+    (source / "a" / "b").mkdir(parents=True)
+    (source / "a" / "b" / "kept.txt").write_text("kept")
+    (source / "a" / "junk.bin").write_bytes(b"x" * 10)
+    (source / "a" / "b" / "link").symlink_to("/etc/passwd")
+    (source / "other").mkdir()
+    (source / "other" / "f").write_text("x")
+    wanted = {("a",), ("a", "b"), ("a", "b", "kept.txt"), ("a", "b", "link"), ("other", "f")}
+    (tmp_path / "into").mkdir()
+    into = os.open(tmp_path / "into", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        trees.copy(source, into, wanted.__contains__)
+    finally:
+        os.close(into)
+    found = sorted(str(p.relative_to(tmp_path / "into")) for p in (tmp_path / "into").rglob("*"))
+    assert found == ["a", "a/b", "a/b/kept.txt"]
+    assert (tmp_path / "into" / "a" / "b" / "kept.txt").read_text() == "kept"
+
+
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="a tmpfs of its own needs root")
+def test_a_bounded_folder_stops_writes_at_its_size_and_leaves_nothing_on_the_disk(tmp_path):
+    folder = tmp_path / "work"
+    folder.mkdir()
+    code = (Path(__file__).parent / "payloads" / "bounded_folder.py").read_text()
+    done = subprocess.run([sys.executable, "-c", code, str(folder)], capture_output=True, text=True,
+                          cwd=trees.__file__.rsplit("/autograder/", 1)[0])
+    assert done.returncode == 0, done.stderr
+    assert "stopped 28 6" in done.stdout  # ENOSPC after two files of 3 MB in 8 MB
+    assert "room True 1" in done.stdout  # room for 1 MB more; the mount is in that process's namespace
+    assert os.listdir(folder) == []  # nothing reached the disk, and the mount went with the process
+    assert str(folder) not in open("/proc/self/mountinfo").read()
