@@ -4,12 +4,13 @@ Student code can leave any tree in a folder it may write: thousands of levels de
 PATH_MAX, past Python's recursion limit, which os.walk, shutil.rmtree and shutil.copytree meet
 once per level), folders of mode 000, symbolic links, FIFOs. Everything here works on open
 folders (the *at system calls through `dir_fd`), never on paths below the top, never follows a
-link, never recurses, and holds at most a few dozen folders open at once:
+link, never recurses, and holds a bounded number of folders open at once:
 
-- `walk` visits a tree breadth-first up to `Bounds` (depth and entries), and says which bound
-  it passed;
+- `walk` visits a tree depth-first, names in order, up to `Bounds` (depth and entries), and
+  says which bound it passed;
 - `bound` is `walk` that also removes what lies past the bounds, so that what is left can be
   walked by anyone (nbgrader's own os.walk included);
+- `copy` copies the entries of a tree that a caller wants, within the bounds;
 - `remove` removes a tree of any depth and any modes, and never raises.
 """
 
