@@ -88,11 +88,13 @@ def keyed(behaviours: list[Behaviour]) -> list[tuple[str, Behaviour]]:
 
 def run(workspace: Path, items: list[tuple[str, Behaviour]], seed: str, student: str, *,
         answers: Mapping[str, str] | None = None, unsafe: bool = False, nice: int | None = None,
-        timeout: int = TIMEOUT, budget: float = BUDGET, bounds: Bounds = Bounds()) -> list[Run]:
+        timeout: int = TIMEOUT, budget: float = BUDGET, bounds: Bounds = Bounds(),
+        noted: list[str] | None = None) -> list[Run]:
     """Drive and judge the behaviours `items` ((key, behaviour) pairs) on the hand-in in
     `workspace` (its nano/*.py; `answers`: its answer cells), one after another in one subject
     process, a fresh one after any is lost. The inputs come from `seed`, `student` and each
-    behaviour's key. A behaviour not begun before `budget` seconds have passed is LATE."""
+    behaviour's key. A behaviour not begun before `budget` seconds have passed is LATE. Which
+    bound of trees.py a tree the subject left passed (removed at its close) is added to `noted`."""
     runs = []
     deadline = time.monotonic() + budget
     subject = Subject(workspace, answers, unsafe=unsafe, bounds=bounds, nice=nice, startup=STARTUP)
@@ -107,6 +109,8 @@ def run(workspace: Path, items: list[tuple[str, Behaviour]], seed: str, student:
             runs.append(one(subject, b, key, inputs, seconds))
     finally:
         subject.close()
+        if subject.passed and noted is not None:
+            noted.append(subject.passed)
     return runs
 
 
@@ -311,13 +315,13 @@ HELD_WORDS = ("the grader failed while checking this cell, which is not your doi
 
 
 def check_submission(job: Job, files: Mapping[str, str], answers: Mapping[str, str], passed: set[str],
-                     student: str) -> dict[str, Verdict]:
+                     student: str, noted: list[str] | None = None) -> dict[str, Verdict]:
     """The check of one graded student, in a grading process: judge the cells nbgrader `passed`,
     write the record in the private course (check.json); grade_id -> the verdict that decides
     the cell (`cell_states`), which the grading process applies to its gradebook."""
     ref = wait_for_reference(job.verify)
     items = keyed(course_behaviours(job.course, passed))
-    runs = check_files(job.course, files, answers, ref["seed"], student, items, unsafe=job.unsafe)
+    runs = check_files(job.course, files, answers, ref["seed"], student, items, unsafe=job.unsafe, noted=noted)
     late = set(ref.get("late") or ())
     verdicts = [Verdict(r.verdict.key, HELD, detail="the reference solution did not finish it in time either: the "
                         "grader could not confirm this behaviour works") if r.verdict.key in late else r.verdict
