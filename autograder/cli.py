@@ -138,7 +138,7 @@ def main(argv: list[str] | None = None) -> int:
                          help="take the release of this built course (default: build one in a temporary folder)")
     samples.add_argument("--check", action="store_true", help="only list samples that differ from what would be written")
 
-    nbs = commands.add_parser("notebooks", help="build lectures/NN-*.ipynb from lectures/src/*.md")
+    nbs = commands.add_parser("notebooks", help="build lectures/NN-*.ipynb from lectures/src/*.md, and docs/graded-behaviours.md")
     nbs.add_argument("--check", action="store_true", help="only report notebooks that are out of date")
 
     check = commands.add_parser("check", help="run lecture NN against the reference and the stubs")
@@ -373,13 +373,13 @@ def _samples(args) -> int:
 
 
 def _notebooks(args) -> int:
-    from autograder.authoring import notebooks
+    from autograder.authoring import contract, notebooks
 
-    stale = notebooks.sync(check=args.check)
+    stale = [f"lectures/{n}" for n in notebooks.sync(check=args.check)] + contract.sync(check=args.check)
     if args.check:
-        print("\n".join(f"out of date: lectures/{n}" for n in stale) or "all notebooks match their sources")
+        print("\n".join(f"out of date: {n}" for n in stale) or "all notebooks and docs/graded-behaviours.md match their sources")
         return 1 if stale else 0
-    print("\n".join(f"wrote lectures/{n}" for n in stale) or "all notebooks already match their sources")
+    print("\n".join(f"wrote {n}" for n in stale) or "all notebooks and docs/graded-behaviours.md already match their sources")
     return 0
 
 

@@ -3,8 +3,8 @@ course, read once from its folder (`Course.at(folder)`).
 
 nbgrader's course id, the assignment, the seconds a cell may run, the files students write and
 the lectures of the course (its released notebooks, "01-shape-of-an-agent" is lecture "01").
-The grading and authoring modules take them from here instead of working each out again; this
-module imports none of them.
+The grading and authoring modules take them from here instead of working each out again; it
+is part of the base, which every other part imports and which imports none of them.
 """
 
 import os
@@ -12,7 +12,9 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from autograder import limits
+from autograder import limits, notebook
+
+ROOT = Path(__file__).resolve().parents[1]  # the repository: the reference nano/, lectures/, fixtures/
 
 ASSIGNMENT = "nano"  # the one assignment: its folders in source/, release/, submitted/...
 COURSE_ID = "nano"  # nbgrader's course id, unless the instructor set another
@@ -152,9 +154,7 @@ class Course:
 
     def max_points(self) -> dict[str, float]:
         """Lecture number -> the points its released notebook awards."""
-        from autograder.authoring import notebooks
-
-        return {lecture_of(name): round(sum(notebooks.points(notebooks.load(self.release_dir / f"{name}.ipynb")).values()), 2)
+        return {lecture_of(name): round(sum(notebook.points(notebook.load(self.release_dir / f"{name}.ipynb")).values()), 2)
                 for name in self.notebooks}
 
 

@@ -115,6 +115,15 @@ MAX_DOWNLOAD_BYTES = 2_000_000_000  # an LMS download's zip unpacked: the class'
 MAX_DOWNLOAD_FILES = 100_000  # files in an LMS download's zip
 CONNECT_TIMEOUT = 30  # seconds to reach a Dask scheduler
 
+# What student code leaves in a folder it may write (autograder/trees.py, sandbox/bwrap.py).
+TREE_DEPTH = 64  # levels of folders followed below a folder student code wrote; deeper ones are removed
+TREE_ENTRIES = 20_000  # files and folders followed there in all (a hand-in holds at most MAX_FILES); the rest are removed
+WRITE_SIZE = 256 << 20  # bytes each folder student code may write holds in all (as root: a tmpfs of this
+#                         size is mounted on it), so a hand-in's writes are bounded by the system
+WRITE_FILES = 2 * TREE_ENTRIES  # files and folders such a folder may hold (the tmpfs's inodes)
+WRITE_ROOM = 16 << 20  # bytes the kernels' workspace gets back after each notebook's kernel has ended, so
+#                        that nbgrader can write the graded notebook however full the code left it
+
 # The names the grading modules use.
 CELL_TIMEOUT = LIMITS.cell
 NOTEBOOK_LIMIT = LIMITS.notebook

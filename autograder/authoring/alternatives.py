@@ -502,7 +502,7 @@ async def _outcome(block, ask):
             if is_error:
                 result["is_error"] = True  # the API reads a missing is_error as false
             results.append(result)
-''', "the API treats a missing is_error as false; COURSE.md writes is_error: False, and the trace "
+''', "the API treats a missing is_error as false; the contract writes is_error: False, and the trace "
      "compares entries exactly", contested=True),
 
     # 06: main

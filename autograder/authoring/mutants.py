@@ -3,7 +3,8 @@
 Each Mutant is (name, lecture, file, old text, new text): applied to a perfect submission with
 `apply`, it must lose points in its own lecture only (tests/project/test_mutations.py checks
 that with real nbgrader), and fail the visible checks, ./ok NN, unless it is a wrong answer in
-a notebook (tests/project/test_ok_mutants.py). MUTANTS covers every mistake COURSE.md section 5 lists; MORE_MUTANTS adds others. The bench
+a notebook (tests/project/test_ok_mutants.py). MUTANTS covers every mistake the lectures name; MORE_MUTANTS adds others. docs/graded-behaviours.md lists
+them by lecture, beside the graded behaviours they must fail. The bench
 (bench.py) draws its mutated submissions from here too.
 """
 

@@ -12,7 +12,9 @@ from typing import Any
 
 import nbformat
 
-ROOT = Path(__file__).resolve().parents[2]
+from autograder.course import ROOT
+from autograder.notebook import load, points  # noqa: F401 (read here, and as notebooks.load by the authoring modules)
+
 LECTURES = ROOT / "lectures"
 KERNELSPEC = {"display_name": "Python 3 (ipykernel)", "language": "python", "name": "python3"}
 REFERENCE_TAG = "reference"  # markdown cells for the instructor only; the release drops them
@@ -112,21 +114,11 @@ def sync(folder: Path = LECTURES, check: bool = False) -> list[str]:
     return stale
 
 
-def points(nb: nbformat.NotebookNode) -> dict[str, float]:
-    """grade_id -> points of every graded cell in a notebook."""
-    return {c.metadata["nbgrader"]["grade_id"]: float(c.metadata["nbgrader"]["points"])
-            for c in nb.cells if c.metadata.get("nbgrader", {}).get("grade")}
-
-
 def strip_reference(nb: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """A copy of `nb` without the cells tagged for the instructor only."""
     out = copy.deepcopy(nb)
     out.cells = [c for c in out.cells if REFERENCE_TAG not in c.metadata.get("tags", [])]
     return out
-
-
-def load(path: Path) -> nbformat.NotebookNode:
-    return nbformat.read(path, as_version=4)
 
 
 

@@ -22,9 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.authoring import notebooks
-from autograder.course import ASSIGNMENT, COURSE_ID, STUDENT_FILES, STUDENT_FUNCTIONS  # noqa: F401 (theirs)
+from autograder.course import ASSIGNMENT, COURSE_ID, ROOT, STUDENT_FILES, STUDENT_FUNCTIONS  # noqa: F401 (theirs)
 
-ROOT = Path(__file__).resolve().parents[2]
 
 BEGIN, END = "### BEGIN SOLUTION", "### END SOLUTION"
 DEF = re.compile(r"^(\s*)(?:async\s+)?def\s+(\w+)\s*\(")
@@ -158,7 +157,7 @@ def build_course(out: Path, root: Path = ROOT, lecture_dir: Path | None = None,
     else where the course had it, else `out/exchange`. An nbgrader_config.py edited by hand is
     left as it is (see `planned_config`).
     """
-    from autograder.grading import gradebook
+    from autograder import gradebook
 
     out = out.resolve()
     if db_url:

@@ -45,11 +45,15 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder import trees
 from autograder.check.subject import wire
+from autograder.course import ROOT
 from autograder.sandbox import bwrap
+from autograder.sandbox import space
 
 HARNESS = Path(__file__).with_name("subject")
 READ_LIMIT = 4_000_000  # bytes of one file the driver reads back from a scratch folder
+SCRATCH_ROOM = 1 << 20  # bytes of the subject's tmpfs made free for each behaviour's scratch files (space.room)
 
 
 @dataclass(frozen=True)
@@ -66,9 +70,7 @@ def given(name: str):
     """The course's given module `nano.<name>` (server, testing, trace, protocol...) as the
     repository holds it: the grader's own copy, for a drive to build scripted replies or serve
     the Messages API with. Never a hand-in's: no hand-in's folder is ever on this process's path."""
-    from autograder.authoring import release
-
-    root = str(release.ROOT)
+    root = str(ROOT)
     if root not in sys.path:
         sys.path.append(root)
     return importlib.import_module(f"nano.{name}")
@@ -148,12 +150,15 @@ class Subject:
         self._names = itertools.count(1)
         self._servers: list = []
         self.lost: str | None = None  # why the last process was lost
+        self.passed: str | None = None  # which bound a tree its processes left passed (bwrap.settle)
         self._sandbox: tuple[int, int | None] | None = None  # (bwrap's pid, the first process of its namespace)
 
     # --- the process ----------------------------------------------------------------------
 
     def _start(self) -> None:
         self.tmp = Path(tempfile.mkdtemp(prefix="nano-subject-"))
+        if not self.unsafe:
+            space.bounded(self.tmp)  # all the subject may write, its own copy of nano/ included
         self.work = self.tmp / "work"
         self.work.mkdir()
         for name in COPIED:
@@ -206,8 +211,10 @@ class Subject:
             with contextlib.suppress(OSError):
                 os.close(fd)
         if not self.unsafe:
-            bwrap.settle(self.work, self.tmp)
-        shutil.rmtree(self.tmp, ignore_errors=True)
+            self.passed = bwrap.settle(self.work, self.tmp) or self.passed
+            with contextlib.suppress(OSError):
+                space.release(self.tmp)
+        trees.remove(self.tmp)
 
     def _lose(self, why: str):
         self.lost = why
@@ -229,6 +236,7 @@ class Subject:
             self._start()
             self.deadline = time.monotonic() + self.startup
             self._request(wire.Read(next(self._ids), "sys.version"))  # it has started: its Python is up
+        space.room(self.tmp, SCRATCH_ROOM)  # for the scratch folder's files, however full its code left it
         self.deadline = time.monotonic() + seconds
         left = self.bounds.hand_in - self.sent - self.reader.total
         self.reader.budget = self.reader.total + max(0, min(self.bounds.item, left))

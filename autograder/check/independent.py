@@ -29,13 +29,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from autograder.authoring import notebooks, release
+from autograder import notebook, records
 from autograder.check import behaviour
 from autograder.check.behaviour import Behaviour, GraderError
 from autograder.check.driver import Bounds, Lost, Subject
-from autograder.course import lecture_of
-from autograder.grading import records
-from autograder.grading.records import Job, Problem
+from autograder.course import ASSIGNMENT, ROOT, STUDENT_FILES, lecture_of
+from autograder.records import Job, Problem
 from autograder.limits import BEHAVIOUR_TIMEOUT as TIMEOUT, CHECK_BUDGET as BUDGET, CHECK_STARTUP as STARTUP
 from autograder.limits import REFERENCE_WAIT
 
@@ -89,11 +88,13 @@ def keyed(behaviours: list[Behaviour]) -> list[tuple[str, Behaviour]]:
 
 def run(workspace: Path, items: list[tuple[str, Behaviour]], seed: str, student: str, *,
         answers: Mapping[str, str] | None = None, unsafe: bool = False, nice: int | None = None,
-        timeout: int = TIMEOUT, budget: float = BUDGET, bounds: Bounds = Bounds()) -> list[Run]:
+        timeout: int = TIMEOUT, budget: float = BUDGET, bounds: Bounds = Bounds(),
+        noted: list[str] | None = None) -> list[Run]:
     """Drive and judge the behaviours `items` ((key, behaviour) pairs) on the hand-in in
     `workspace` (its nano/*.py; `answers`: its answer cells), one after another in one subject
     process, a fresh one after any is lost. The inputs come from `seed`, `student` and each
-    behaviour's key. A behaviour not begun before `budget` seconds have passed is LATE."""
+    behaviour's key. A behaviour not begun before `budget` seconds have passed is LATE. Which
+    bound of trees.py a tree the subject left passed (removed at its close) is added to `noted`."""
     runs = []
     deadline = time.monotonic() + budget
     subject = Subject(workspace, answers, unsafe=unsafe, bounds=bounds, nice=nice, startup=STARTUP)
@@ -108,6 +109,8 @@ def run(workspace: Path, items: list[tuple[str, Behaviour]], seed: str, student:
             runs.append(one(subject, b, key, inputs, seconds))
     finally:
         subject.close()
+        if subject.passed and noted is not None:
+            noted.append(subject.passed)
     return runs
 
 
@@ -163,10 +166,10 @@ def cell_states(verdicts: Iterable[Verdict]) -> dict[str, Verdict]:
 # ---------------------------------------------------------------------------------------------
 # The behaviours of a course, the workspaces they run in
 
-def answer_sources(notebook: Path) -> dict[str, str]:
+def answer_sources(path: Path) -> dict[str, str]:
     """grade_id -> source of each answer cell of a notebook, in notebook order ({} if unreadable)."""
     try:
-        cells = notebooks.load(notebook).cells
+        cells = notebook.load(path).cells
     except Exception:
         return {}
     return {c.metadata["nbgrader"]["grade_id"]: c.source for c in cells
@@ -177,17 +180,17 @@ def answer_sources(notebook: Path) -> dict[str, str]:
 def make_workspace(course: Path, nano_files: Mapping[str, str], dest: Path) -> Path:
     """What the behaviours run in: the course's source files (no notebooks) with `nano_files`
     ({"nano/tools.py": text}) over them."""
-    source = course / "source" / release.ASSIGNMENT
+    source = course / "source" / ASSIGNMENT
     shutil.copytree(source, dest, ignore=shutil.ignore_patterns("*.ipynb", "__pycache__", ".ipynb_checkpoints"))
     for name, text in nano_files.items():
-        if name in release.STUDENT_FILES:
+        if name in STUDENT_FILES:
             (dest / name).write_text(text, encoding="utf-8")
     return dest
 
 
 def lecture_notebooks(course: Path) -> dict[str, str]:
     """Lecture number -> notebook file name, from the course's release."""
-    return {p.name[:2]: p.name for p in sorted((course / "release" / release.ASSIGNMENT).glob("*.ipynb"))}
+    return {p.name[:2]: p.name for p in sorted((course / "release" / ASSIGNMENT).glob("*.ipynb"))}
 
 
 def course_behaviours(course: Path, only: Iterable[str] | None = None) -> list[Behaviour]:
@@ -196,7 +199,7 @@ def course_behaviours(course: Path, only: Iterable[str] | None = None) -> list[B
     wanted = None if only is None else set(only)
     found = []
     for number, name in lecture_notebooks(course).items():
-        cells = notebooks.points(notebooks.load(course / "release" / release.ASSIGNMENT / name))
+        cells = notebook.points(notebook.load(course / "release" / ASSIGNMENT / name))
         found += [b for b in behaviour.lecture(number) or [] if b.grade_id in cells
                   and (wanted is None or b.grade_id in wanted)]
     return found
@@ -205,7 +208,7 @@ def course_behaviours(course: Path, only: Iterable[str] | None = None) -> list[B
 def cell_lectures(course: Path) -> dict[str, str]:
     """grade_id -> the lecture number of the released notebook that holds it."""
     return {grade_id: number for number, name in lecture_notebooks(course).items()
-            for grade_id in notebooks.points(notebooks.load(course / "release" / release.ASSIGNMENT / name))}
+            for grade_id in notebook.points(notebook.load(course / "release" / ASSIGNMENT / name))}
 
 
 def unchecked(course: Path) -> list[str]:
@@ -213,21 +216,21 @@ def unchecked(course: Path) -> list[str]:
     sees to it); nbgrader's result on the visible part stands there."""
     covered = {b.grade_id for b in course_behaviours(course)}
     return [grade_id for name in lecture_notebooks(course).values()
-            for grade_id in notebooks.points(notebooks.load(course / "release" / release.ASSIGNMENT / name))
+            for grade_id in notebook.points(notebook.load(course / "release" / ASSIGNMENT / name))
             if grade_id not in covered]
 
 
 def student_files(workspace: Path) -> tuple[dict[str, str], dict[str, str]]:
     """(nano files, answer cell sources) of a submission folder, read before any of it runs."""
     files = {}
-    for name in release.STUDENT_FILES:
+    for name in STUDENT_FILES:
         try:
             files[name] = (workspace / name).read_text(encoding="utf-8")
         except (OSError, UnicodeDecodeError):
             pass
     answers: dict[str, str] = {}
-    for notebook in sorted(workspace.glob("[0-9][0-9]-*.ipynb")):
-        answers.update(answer_sources(notebook))
+    for path in sorted(workspace.glob("[0-9][0-9]-*.ipynb")):
+        answers.update(answer_sources(path))
     return files, answers
 
 
@@ -247,10 +250,10 @@ def check_files(course: Path, files: Mapping[str, str], answers: Mapping[str, st
 def reference_files(course: Path) -> tuple[dict[str, str], dict[str, str]]:
     """The reference solution's nano/*.py (from the repository, never the course: the course
     folder holds only stubs) and the answers of the course's source notebooks."""
-    files = {name: (release.ROOT / name).read_text(encoding="utf-8") for name in release.STUDENT_FILES}
+    files = {name: (ROOT / name).read_text(encoding="utf-8") for name in STUDENT_FILES}
     answers: dict[str, str] = {}
     for name in lecture_notebooks(course).values():
-        answers.update(answer_sources(course / "source" / release.ASSIGNMENT / name))
+        answers.update(answer_sources(course / "source" / ASSIGNMENT / name))
     return files, answers
 
 
@@ -312,13 +315,13 @@ HELD_WORDS = ("the grader failed while checking this cell, which is not your doi
 
 
 def check_submission(job: Job, files: Mapping[str, str], answers: Mapping[str, str], passed: set[str],
-                     student: str) -> dict[str, Verdict]:
+                     student: str, noted: list[str] | None = None) -> dict[str, Verdict]:
     """The check of one graded student, in a grading process: judge the cells nbgrader `passed`,
     write the record in the private course (check.json); grade_id -> the verdict that decides
     the cell (`cell_states`), which the grading process applies to its gradebook."""
     ref = wait_for_reference(job.verify)
     items = keyed(course_behaviours(job.course, passed))
-    runs = check_files(job.course, files, answers, ref["seed"], student, items, unsafe=job.unsafe)
+    runs = check_files(job.course, files, answers, ref["seed"], student, items, unsafe=job.unsafe, noted=noted)
     late = set(ref.get("late") or ())
     verdicts = [Verdict(r.verdict.key, HELD, detail="the reference solution did not finish it in time either: the "
                         "grader could not confirm this behaviour works") if r.verdict.key in late else r.verdict

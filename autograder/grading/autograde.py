@@ -23,7 +23,6 @@ import os
 import queue
 import resource
 import signal
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -35,14 +34,14 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from autograder import limits
+from autograder import limits, trees
 from autograder.authoring import notebooks, release
 from autograder.check import independent
 from autograder.course import Course, lecture_of
-from autograder.grading import gradebook, records
-from autograder.grading.records import Job, Outcome, Problem, problem
+from autograder import gradebook, records
+from autograder.records import Job, Outcome, Problem, problem
 from autograder.limits import JOB_LIMIT, MAX_RESTARTS, MESSAGE_LIMIT, NOTEBOOK_LIMIT, OUTPUT_LIMIT
-from autograder.sandbox import bwrap
+from autograder.sandbox import bwrap, space
 
 
 
@@ -168,6 +167,7 @@ def main() -> None:
     """The worker's loop: a job per line on stdin, its outcome on the real stdout. Anything else
     that writes to stdout (kernels inherit it, student code may print) goes to /dev/null."""
     silence()
+    space.own_namespace()  # before any thread: the tmpfs student code writes in is this process's alone
     _exit_with_parent()
     scratch_gradebooks()
     channel = os.fdopen(os.dup(1), "w")
@@ -201,7 +201,7 @@ def grade_one(job: Job) -> Outcome:
     sandboxed unless job.unsafe. Runs in a worker process."""
     from traitlets.config.loader import PyFileConfigLoader
 
-    from autograder.grading.gradebook import sqlite_url
+    from autograder.gradebook import sqlite_url
 
     started = time.monotonic()
     course = Course.at(job.course)
@@ -221,13 +221,46 @@ def grade_one(job: Job) -> Outcome:
         notebooks=tuple(f"{name}.ipynb" for name in present),
         notebook_limit=job.notebook_limit or NOTEBOOK_LIMIT)
     config.GuardedExecute.settings = settings
+    autograded = job.private / "autograded"  # nbgrader's copy of the hand-in: the kernels' workspace
+    autograded.mkdir(exist_ok=True)
+    disk = os.open(autograded, os.O_RDONLY | os.O_DIRECTORY)  # the folder on the disk, below the tmpfs
+    bounded = not job.unsafe and space.bounded(autograded)
     try:
+        if settings.runtime is not None:
+            space.bounded(settings.runtime)
         return _autograde(job, course, config, present, settings, started)
     finally:
         settings.zygotes.close()
         if settings.runtime is not None:
             bwrap.settle(settings.runtime)
-            shutil.rmtree(settings.runtime, ignore_errors=True)
+            with contextlib.suppress(OSError):
+                space.release(settings.runtime)
+            trees.remove(settings.runtime)
+        try:
+            if bounded:
+                _keep(autograded, disk, job.student, work, course.source_dir)
+                space.release(autograded)
+        finally:
+            os.close(disk)
+
+
+def _keep(autograded: Path, disk: int, student: str, *given: Path) -> None:
+    """From the tmpfs on `autograded`, what the course keeps of a graded hand-in onto the disk
+    below it (the open folder `disk`): the files of the folders `given` (the hand-in and the
+    assignment's source, which nbgrader copies over it), as nbgrader left them, its notebooks
+    included; nothing else the hand-in's code wrote."""
+    kept: set[tuple[str, ...]] = set()
+    for folder in given:
+        names: list[str] = []
+
+        def note(entry: trees.Entry) -> None:
+            del names[entry.depth - 1:]
+            names.append(entry.name)
+            kept.add((student, folder.name, *names))
+
+        trees.walk(folder, note)
+        kept |= {(student,), (student, folder.name)}
+    trees.copy(autograded, disk, kept.__contains__)
 
 
 def _autograde(job: Job, course: Course, config, present: list[str], settings: "KernelSettings",
@@ -255,12 +288,19 @@ def _autograde(job: Job, course: Course, config, present: list[str], settings: "
             problems.append(problem(f"nbgrader could not grade it ({(last[-1] if last else 'no reason given')[:100]})",
                                     records.NBGRADER, lecture_of(name)))
     graded = job.private / "autograded" / job.student / course.assignment
+    for name, passed in dict.fromkeys(settings.trimmed):
+        problems.append(problem(f"its code left {passed} in its folder, past what grading follows: "
+                                "those were removed", records.EXECUTION, lecture_of(name) if name else None))
     for name in present:
         problems += _execution_problems(graded / f"{name}.ipynb", lecture_of(name), timeout_of(config),
                                         settings.notebook_limit)
     if checked is not None:  # each cell nbgrader passed keeps its points only where the check passed it too
         private = job.private / "gradebook.db"
-        cells = independent.check_submission(job, *checked, gradebook.passed_cells(private, job.student), job.student)
+        left: list[str] = []  # which bound of trees.py a tree the check's subject left passed
+        cells = independent.check_submission(job, *checked, gradebook.passed_cells(private, job.student), job.student,
+                                             noted=left)
+        problems += [problem(f"its code left {passed} in the folder its tools ran in, past what grading follows: "
+                             "those were removed", records.EXECUTION) for passed in dict.fromkeys(left)]
         held = gradebook.withdraw(private, job.student,
                                   zero={g for g, v in cells.items() if v.state in (independent.FAILED, independent.LATE)},
                                   held={g for g, v in cells.items() if v.state == independent.HELD})
@@ -337,7 +377,7 @@ def _execution_problems(path: Path, number: str, timeout: int, limit: int | None
     limit = limit or NOTEBOOK_LIMIT
     if not path.is_file():
         return []
-    from autograder.grading.outcomes import sections
+    from autograder.notebook import sections
 
     late, died, deaf, stopped, cut = [], [], [], False, []
     nb = notebooks.load(path)
@@ -410,6 +450,15 @@ class Zygotes:
             zygote.close()
 
 
+class Trimmed(list):
+    """(notebook, which bound) for each notebook whose kernels left a tree past the bounds of
+    trees.py in their workspace (bwrap.settle removed what lay past them); shared, not copied,
+    as Zygotes is."""
+
+    def __deepcopy__(self, memo) -> "Trimmed":
+        return self
+
+
 @dataclass(frozen=True)
 class KernelSettings:
     """What one student's kernels run with: config.GuardedExecute.settings, set by grade_one."""
@@ -419,6 +468,7 @@ class KernelSettings:
     notebooks: tuple[str, ...] = ()  # the notebooks nbgrader will write in their folder (hidden from them)
     notebook_limit: int = NOTEBOOK_LIMIT  # seconds a notebook may run in all
     zygotes: Zygotes = field(default_factory=Zygotes, compare=False)
+    trimmed: "Trimmed" = field(default_factory=lambda: Trimmed(), compare=False)
 
 
 def _size(msg: dict) -> int:
@@ -558,8 +608,11 @@ def _execute_classes():
             try:
                 return super().preprocess(nb, resources, km)
             finally:  # the kernel is gone: nothing it left may be followed by nbgrader's writes
-                if self.settings.runtime is not None and path:
-                    bwrap.settle(Path(path))
+                if path:  # and nbgrader's own walks of the workspace stay within trees.py's bounds
+                    passed = bwrap.settle(Path(path)) if self.settings.runtime is not None else trees.bound(Path(path))
+                    if passed:
+                        self.settings.trimmed.append(((resources or {}).get("unique_key", ""), passed))
+                    space.room(Path(path))  # for the graded notebook, however full the kernel left it
 
         def _get_timeout(self, cell):
             timeout = super()._get_timeout(cell)

@@ -21,7 +21,7 @@ from autograder.authoring import mutants, notebooks, release
 from autograder.course import COURSE_ID
 from autograder.grading import autograde, grade
 from autograder.sandbox import bwrap
-from autograder.grading.gradebook import sqlite_url as gradebook_url
+from autograder.gradebook import sqlite_url as gradebook_url
 
 KINDS = ("perfect", "untouched", "partial", "mutant", "mutant")
 

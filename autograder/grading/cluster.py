@@ -24,8 +24,9 @@ import threading
 import uuid
 from pathlib import Path
 
-from autograder.grading import autograde, records
-from autograder.grading.records import Job, Outcome
+from autograder import records
+from autograder.grading import autograde
+from autograder.records import Job, Outcome
 from autograder.limits import CONNECT_TIMEOUT
 
 ATTEMPTS = ".attempts"  # beside the staged private courses: one private course per attempt

@@ -36,15 +36,16 @@ import signal
 import threading
 from pathlib import Path
 
-from autograder import lock
+from autograder import lock, trees
 from autograder.authoring import notebooks, release
 from autograder.check import behaviour, independent
 from autograder.course import Course, lecture_of, require
-from autograder.grading import autograde, gradebook, intake, records
+from autograder import gradebook, records
+from autograder.grading import autograde, intake
 from autograder.grading import roster as rosters
 from autograder.grading.results import (LEFT_OUT, NO_GRADE, NOT_PLACED, Grade, LeftOut, earlier_problems, table,
                                         whole_class, write_csv, write_left_out, write_problems)
-from autograder.grading.records import Job, Outcome, Problem, problem
+from autograder.records import Job, Outcome, Problem, problem
 from autograder.sandbox import bwrap
 
 STUDENT_ID = intake.STUDENT_ID
@@ -127,7 +128,7 @@ def _grade_all(hand_ins, notes, course: Path, echo, *, workers, timeout, feedbac
     grades: dict[str, Grade] = {}
     graded: set[str] = set()  # the students handed to nbgrader
     scratch = course / SCRATCH
-    shutil.rmtree(scratch, ignore_errors=True)
+    trees.remove(scratch)  # a crashed run's, whatever its hand-ins left in it
     scratch.mkdir(parents=True)
     gradebook.private_copy(course_db, scratch / TEMPLATE)
     done, reporting = 0, threading.Lock()
@@ -222,7 +223,7 @@ def _grade_all(hand_ins, notes, course: Path, echo, *, workers, timeout, feedbac
                 checker.join()
                 independent.wait_for_reference(reference, limit=0)  # raises what stopped the reference
         finally:
-            shutil.rmtree(scratch, ignore_errors=True)
+            trees.remove(scratch)
         with undivided():
             commit()
 
@@ -380,7 +381,7 @@ def _prepare(course: Path, student: str) -> list[Problem]:
     The hand-in in submitted/ stays as it came; only the private copy is repaired.
     """
     private = course / SCRATCH / student
-    shutil.rmtree(private, ignore_errors=True)
+    trees.remove(private)
     private.mkdir(parents=True)
     shutil.copy2(course / SCRATCH / TEMPLATE, private / "gradebook.db")
     (private / "source").symlink_to(course / "source", target_is_directory=True)
@@ -503,8 +504,7 @@ def _finish(course: Path, student: str, outcome: Outcome, lectures: dict[str, st
             (course / CHECKS).mkdir(exist_ok=True)
             graded = private / "autograded" / student
             target = course / "autograded" / student
-            if target.exists():
-                shutil.rmtree(target)
+            trees.remove(target)
             if graded.is_dir():
                 target.parent.mkdir(parents=True, exist_ok=True)
                 shutil.move(str(graded), str(target))
@@ -520,8 +520,8 @@ def _finish(course: Path, student: str, outcome: Outcome, lectures: dict[str, st
         problems.append(problem(f"its results could not be kept: {type(exc).__name__}: {exc}", records.FAILED))
         failed = True
     finally:
-        shutil.rmtree(private, ignore_errors=True)
-        shutil.rmtree(staged, ignore_errors=True)
+        trees.remove(private)
+        trees.remove(staged)
     numbers = sorted(set(lectures.values()))
     if failed:
         return Grade(student, {k: 0.0 for k in numbers}, tuple(problems), graded=False)

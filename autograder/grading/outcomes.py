@@ -15,9 +15,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from autograder import records
 from autograder.authoring import notebooks, release
 from autograder.check import independent, kit
-from autograder.grading import records
+from autograder.notebook import sections
 from autograder.grading.leaks import (JUDGED, Grader, as_written, course_notebook, course_secret,
                                       exception_name, grader_for, sanitise)
 
@@ -76,24 +77,6 @@ def title_of(nb) -> str:
                 if line.startswith("# "):
                     return line[2:].strip()
     return ""
-
-
-def sections(nb) -> list[str]:
-    """The section each cell of a lecture notebook sits under, as a student finds it:
-    "section 4, Sending the results back, and knowing when to stop" (the last `## N. Title`
-    before it, or in it); "" before the first, and under a heading that is not numbered."""
-    found, section = [], ""
-    for cell in nb.cells:
-        if cell.cell_type == "markdown":
-            for line in cell.source.splitlines():
-                heading = re.match(r"## (\d+)\.\s+(.*)", line)
-                if heading:
-                    title = re.sub(r"(\s*\([^()]*\))+$", "", heading.group(2)).replace("`", "")
-                    section = f"section {heading.group(1)}, {title.strip()}"
-                elif line.startswith("## "):
-                    section = ""
-        found.append(section)
-    return found
 
 
 def described(nb) -> dict[str, Described]:
@@ -162,7 +145,7 @@ def behaviours(course: Path, student: str, notebook: str) -> list[Behaviour] | N
     None if the student has no graded submission."""
     from nbgrader.api import MissingEntry
 
-    from autograder.grading import gradebook
+    from autograder import gradebook
 
     released = course_notebook(course / "release" / release.ASSIGNMENT / f"{notebook}.ipynb")
     order = notebooks.points(released)

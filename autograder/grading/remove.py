@@ -6,12 +6,12 @@ for them (feedback/<id>/, logs/<id>.txt, checks/<id>.json, submitted/<id>/, auto
 Every id must be known to the course first; otherwise nothing at all is removed.
 """
 
-import shutil
 from pathlib import Path
 
-from autograder import lock
+from autograder import lock, trees
 from autograder.course import require
-from autograder.grading import gradebook, results
+from autograder import gradebook
+from autograder.grading import results
 
 PLACES = ("feedback/{}", "logs/{}.txt", "checks/{}.json", "submitted/{}", "autograded/{}")
 
@@ -51,7 +51,7 @@ def remove(course: Path, students: list[str], echo=print) -> None:
             said += ["problems.csv's rows"] if any(g.student == student and g.problems for g in rows) else []
             for path in _files(course, student):
                 said.append(str(path.relative_to(course)) + ("/" if path.is_dir() else ""))
-                shutil.rmtree(path) if path.is_dir() and not path.is_symlink() else path.unlink()
+                trees.remove(path)  # an autograded/ a hand-in's code may have left at any depth
             echo(f"removed {student} from {course}: {', '.join(said)}")
 
 

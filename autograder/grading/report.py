@@ -55,7 +55,8 @@ class ClassResults:
 def read_results(course: Path) -> ClassResults:
     from nbgrader.api import MissingEntry
 
-    from autograder.grading import gradebook, outcomes, results
+    from autograder import gradebook
+    from autograder.grading import outcomes, results
 
     facts = Course.at(course)
     release_dir = facts.release_dir

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from autograder.course import STUDENT_FUNCTIONS
-from autograder.grading import gradebook, records
-from autograder.grading.records import Problem, problem
+from autograder import gradebook, records
+from autograder.records import Problem, problem
 
 
 @dataclass(frozen=True)

@@ -45,7 +45,7 @@ import time
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 
-from autograder import lock
+from autograder import lock, trees
 from autograder.limits import SANDBOX, ZYGOTE_START, SandboxLimits
 
 
@@ -371,26 +371,31 @@ class Zygote:
                     path.unlink()
 
 
-def settle(*folders: Path) -> None:
+def settle(*folders: Path) -> str | None:
     """After a sandbox ends: stop whatever it left running, remove from `folders` what is neither
     a regular file nor a folder (a symbolic link planted for the grader to write through, a
-    FIFO to block it), and give the folders back to the grader's own uid."""
+    FIFO to block it) and what lies past the bounds of a tree (trees.Bounds: too deep, too
+    many entries), and give the folders back to the grader's own uid. Returns which bound a
+    folder passed, in words (the hand-in's doing), or None. Nothing here recurses (trees.py)."""
+    passed = None
     for folder in (Path(f).resolve() for f in folders):
         uid = _owners.pop(folder, None)
         if uid is not None:
             _stop_user(uid)
         if not folder.is_dir() or folder.is_symlink():
             continue
-        for root, dirs, files in os.walk(folder):
-            for name in dirs + files:
-                path = os.path.join(root, name)
-                mode = os.lstat(path).st_mode
-                if not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
-                    os.unlink(path)
+
+        def visit(entry: trees.Entry, uid=uid) -> None:
+            with contextlib.suppress(FileNotFoundError):
+                if not (stat.S_ISREG(entry.info.st_mode) or stat.S_ISDIR(entry.info.st_mode)):
+                    os.unlink(entry.name, dir_fd=entry.folder)
                 elif uid is not None:
-                    os.lchown(path, os.getuid(), os.getgid())
+                    os.chown(entry.name, os.getuid(), os.getgid(), dir_fd=entry.folder, follow_symlinks=False)
+
+        passed = trees.bound(folder, visit) or passed
         if uid is not None:
             os.lchown(folder, os.getuid(), os.getgid())
+    return passed
 
 
 def _free_uid() -> int:
@@ -459,14 +464,13 @@ def _lock_folder() -> Path:
 
 
 def _hand_over(folder: Path, uid: int) -> None:
-    """Make `folder` and everything in it the sandbox user's (as root), not following links."""
+    """Make `folder` and everything in it the sandbox user's (as root), not following links
+    (what lies past the bounds of a tree, left by an earlier sandbox, is removed: trees.bound)."""
     if _owners.get(folder, uid) != uid:  # a sandbox before this one (a restarted kernel) is over
         _stop_user(_owners[folder])
     _owners[folder] = uid
     os.lchown(folder, uid, uid)
-    for root, dirs, files in os.walk(folder):
-        for name in dirs + files:
-            os.lchown(os.path.join(root, name), uid, uid)
+    trees.bound(folder, lambda entry: os.chown(entry.name, uid, uid, dir_fd=entry.folder, follow_symlinks=False))
 
 
 def _stop_user(uid: int) -> None:

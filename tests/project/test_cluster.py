@@ -23,8 +23,9 @@ import pytest
 
 from autograder import cli
 from autograder.authoring import release
-from autograder.grading import cluster, grade, gradebook, intake
-from autograder.grading.records import Job, Outcome
+from autograder import gradebook
+from autograder.grading import cluster, grade, intake
+from autograder.records import Job, Outcome
 
 PATIENCE = 240  # seconds a test waits for something to happen before it gives up
 

@@ -17,7 +17,8 @@ import pytest
 
 from autograder.authoring import notebooks, release
 from autograder.check import behaviour, independent
-from autograder.grading import grade, records, results
+from autograder import records
+from autograder.grading import grade, results
 from tests.project import faulty_judge, late_reference, observers
 
 MINI = Path(__file__).parent / "mini" / "01-mini.md"
@@ -120,7 +121,7 @@ def test_a_judge_that_trips_on_one_students_code_holds_their_cell_and_tells_the_
     assert "mini_warmup" in told and "(quirky)" in told and "KeyError" in told and "held" in told, told
     [kept] = [g for g in results.read_grades(course) if g.student == "quirky"]
     assert kept.problems == (fault,), "problems.csv keeps the detail for the instructor"
-    from autograder.grading import gradebook
+    from autograder import gradebook
 
     with gradebook.open_gradebook(gradebook.url(course)) as gb:
         cell = gb.find_grade("mini_warmup", "01-mini", release.ASSIGNMENT, "quirky")

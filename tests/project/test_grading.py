@@ -19,7 +19,8 @@ import pytest
 
 from autograder import cli
 from autograder.authoring import notebooks, release, samples
-from autograder.grading import autograde, grade, intake, leaks, outcomes, records, results
+from autograder import records
+from autograder.grading import autograde, grade, intake, leaks, outcomes, results
 
 ROOT = release.ROOT
 SAMPLES = ROOT / "fixtures" / "submissions"

@@ -447,7 +447,7 @@ def test_remove_takes_a_student_out_of_everything_and_refuses_an_unknown_id(grad
         assert gone in done.stdout and not (course / gone).exists(), gone
     assert sorted(grades_of(course)) == ["ada", "grace"] and grades_of(course)["grace"] == kept
     assert "alan" not in problems_of(course)
-    from autograder.grading import gradebook
+    from autograder import gradebook
 
     with gradebook.open_gradebook(gradebook.url(course)) as gb:
         assert "alan" not in {s.id for s in gb.students}
@@ -457,7 +457,7 @@ def test_remove_takes_a_student_out_of_everything_and_refuses_an_unknown_id(grad
 def test_remove_takes_out_a_junk_id_only_in_the_csv_files_and_waits_for_no_running_grade(mini_course, tmp_path):
     from autograder import lock
     from autograder.grading import results
-    from autograder.grading.records import REFUSED, problem
+    from autograder.records import REFUSED, problem
 
     course = tmp_path / "course"
     shutil.copytree(mini_course[0], course)

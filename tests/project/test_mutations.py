@@ -1,7 +1,7 @@
 """Are the hidden tests fair? Each named mistake costs points in its own lecture, and only there.
 
 Each mutant (the catalogue is autograder/authoring/mutants.py, which the bench shares) is one of the
-mistakes COURSE.md section 5 and the lectures' "Common mistake" paragraphs name, written as a
+mistakes the lectures' "Common mistake" paragraphs name (docs/graded-behaviours.md lists them), written as a
 small edit of the reference: (name, lecture, file, old text, new text). Applied to a perfect
 submission and graded by real nbgrader, every mutant must lose points in its own lecture and in
 no other, while the reference keeps all 10. `ok` says whether the visible checks (./ok NN) pass
@@ -9,8 +9,8 @@ on it: only for a wrong answer in a notebook (test_ok_mutants.py tries every mut
 checks that too, and prints the table.
 
 The mutants are graded in the class the slow grading tests share (one_class.py): MUTANTS (at
-least one for each mistake COURSE.md section 5 lists) by default, MORE_MUTANTS too when
-NANO_ALL_MUTANTS=1 is set (all 48 lost points in their own lecture only when this catalogue was
+at least one for each mistake a lecture names) by default, MORE_MUTANTS too when
+NANO_ALL_MUTANTS=1 is set (every one lost points in its own lecture only when this catalogue was
 written).
 
 The other half of fairness: the alternatives catalogue (autograder/authoring/alternatives.py),

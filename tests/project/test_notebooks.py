@@ -1,4 +1,4 @@
-"""The lecture notebooks: built from their sources, stored clean, worth what COURSE.md says,
+"""The lecture notebooks: built from their sources, stored clean, worth the points the README gives,
 and every numbered section runs after a kernel restart with only the setup cells run first."""
 
 import asyncio
@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.authoring import notebooks, release
+from autograder.authoring import contract, notebooks, release
 from autograder.authoring.audit import check_lecture
 
 POINTS = {"01": 1.0, "02": 1.5, "03": 1.5, "04": 1.5, "05": 2.5, "06": 2.0}
@@ -18,6 +18,7 @@ LECTURES = notebooks.LECTURES
 def test_every_lecture_has_a_source_and_an_up_to_date_notebook():
     assert sorted(s.name[:2] for s in notebooks.sources()) == sorted(POINTS)
     assert notebooks.sync(check=True) == [], "run: nano-course notebooks"
+    assert contract.sync(check=True) == [], "run: nano-course notebooks (docs/graded-behaviours.md)"
     assert sorted(p.stem for p in LECTURES.glob("[0-9][0-9]-*.ipynb")) == \
         sorted(s.stem for s in notebooks.sources())
 

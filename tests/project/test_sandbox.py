@@ -29,8 +29,9 @@ import pytest
 
 from autograder import cli
 from autograder.authoring import notebooks, release
-from autograder.grading import autograde, grade, gradebook, intake
-from autograder.grading.records import REPAIRED, Job, problem
+from autograder import gradebook
+from autograder.grading import autograde, grade, intake
+from autograder.records import REPAIRED, Job, problem
 from autograder.sandbox import bwrap
 
 ROOT = release.ROOT

@@ -23,7 +23,8 @@ import pytest
 from autograder import cli
 from autograder.authoring import release
 from autograder.course import Course
-from autograder.grading import gradebook, grade, results
+from autograder import gradebook
+from autograder.grading import grade, results
 
 SAMPLES = release.ROOT / "fixtures" / "submissions"
 TIMEOUT = "20"  # seconds per cell, as fixtures/submissions/expected.csv was made with

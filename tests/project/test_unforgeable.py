@@ -29,7 +29,8 @@ import pytest
 from autograder import cli
 from autograder.authoring import notebooks, release
 from autograder.check import independent
-from autograder.grading import grade, leaks, records, results
+from autograder import records
+from autograder.grading import grade, leaks, results
 from tests.project.one_class import function_bodies, replace_solution
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("unforgeable")]  # one worker grades the class
@@ -91,7 +92,7 @@ class Run:
 
     def cells(self, student: str) -> dict[str, float]:
         """grade_id -> score, from the course's gradebook."""
-        from autograder.grading import gradebook
+        from autograder import gradebook
 
         with gradebook.open_gradebook(gradebook.url(self.course)) as gb:
             submission = gb.find_submission(release.ASSIGNMENT, student)
