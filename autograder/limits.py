@@ -98,8 +98,9 @@ class SandboxLimits:
     processes: int = 64  # processes and threads of the sandbox's user (RLIMIT_NPROC)
     file_size: int = 64 << 20  # bytes any one file may grow to (RLIMIT_FSIZE)
     tmp_size: int = 256 << 20  # bytes of the private /tmp (a tmpfs, held in memory)
-    nice: int = 10  # CPU priority below the grader's (os.nice): a hand-in burning CPU slows
-    #                 other hand-ins, never the reference the check confirms itself with (0)
+    nice: int = 10  # CPU priority below the grader's (os.nice; as root, a cgroup weighted so:
+    #                 bwrap.cpu_group): a hand-in burning CPU slows other hand-ins, never the
+    #                 reference the check confirms itself with (0)
 
 
 SANDBOX = SandboxLimits()

@@ -9,7 +9,8 @@ call the hand-in's functions, and records everything that can be recorded outsid
 - the Messages API server the SDK talks to (nano/server.py) runs here, behind a relay;
 - the files a tool wrote are read here, from the scratch folder, without following links;
 - time is this process's clock around each call;
-- whether a command's processes still run is read here, from /proc.
+- whether a command's processes still run is read here, from /proc: the processes of the
+  sandbox's pid namespace, which nothing in it can leave.
 
 The subject decides only what its functions return and what they send: to forge an
 observation, student code must do the work. Whatever the subject sends is bounded (`Bounds`):
@@ -25,6 +26,7 @@ A behaviour's `drive(subject, inputs)` (behaviour.py) uses a `Subject` like this
 
 import contextlib
 import errno
+import fcntl
 import importlib
 import itertools
 import json
@@ -149,6 +151,7 @@ class Subject:
         self._servers: list = []
         self.lost: str | None = None  # why the last process was lost
         self.passed: str | None = None  # which bound a tree its processes left passed (bwrap.settle)
+        self._sandbox: tuple[int, int | None] | None = None  # (bwrap's pid, the first process of its namespace)
 
     # --- the process ----------------------------------------------------------------------
 
@@ -411,41 +414,136 @@ class Subject:
             self._lose("its relay to the Messages API server did not start")
         return url
 
-    def processes(self, tag: str) -> list[int]:
-        """The processes still running whose command line holds `tag` (see `running`)."""
-        return running(tag)
+    def processes(self) -> list[int]:
+        """The processes the subject's code started that still run (pids of this machine), read
+        from /proc here. In the sandbox: every process in the sandbox's pid namespace but the
+        harness (`running`): nothing in it can leave the namespace, whatever it names itself or
+        however it detaches. Unconfined (`unsafe`, trusted code only): the subject's descendants,
+        which a process whose parent has ended escapes."""
+        if self.proc is None or self.proc.poll() is not None:
+            return []
+        if self.unsafe:
+            return [pid for pid in descendants(self.proc.pid) if pid != self.proc.pid]
+        if self._sandbox is None or self._sandbox[0] != self.proc.pid:
+            self._sandbox = (self.proc.pid, first_inside(self.proc.pid))
+        return [] if self._sandbox[1] is None else running(self._sandbox[1])
 
 
 # the signals that end a process that neither blocks, ignores nor catches them
 _ENDING = sum(1 << (s - 1) for s in (signal.SIGKILL, signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT))
+NS_GET_PARENT = 0xB702  # ioctl_ns(2): the pid namespace a pid namespace was made in
 
 
-def running(tag: str) -> list[int]:
-    """The processes of this machine still running whose command line holds `tag`, read from
-    /proc here, outside any sandbox. Zombies do not count, nor does a process already sent a
-    signal that ends it (one it neither blocks, ignores nor catches): on a loaded machine a
-    killed process at nice 10 can take a while to be scheduled and die, and it is as good as
-    dead."""
+def running(first: int, spare: int = 2) -> list[int]:
+    """The processes still running in the pid namespace of the process `first` (a pid of this
+    machine), or in any pid namespace made inside it, but the namespace's own first `spare` (pids
+    1 and 2 inside a sandbox: bwrap's, and the command bwrap ran, the subject's harness). Read
+    from /proc here, outside any sandbox: a process cannot leave its pid namespace. Zombies do
+    not count, nor does a process already sent a signal that ends it (one it neither blocks,
+    ignores nor catches): on a loaded machine a killed process at low priority can take a while
+    to be scheduled and die, and it is as good as dead."""
+    try:
+        mine = os.stat(f"/proc/{first}/ns/pid")
+    except OSError:
+        return []
+    sandbox = (mine.st_dev, mine.st_ino)
+    own = os.stat("/proc/self/ns/pid")
+    within = {sandbox: True, (own.st_dev, own.st_ino): False}  # namespace -> whether it is in the sandbox's
     found = []
-    needle = tag.encode()
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
         try:
-            with open(f"/proc/{entry}/cmdline", "rb") as f:
-                line = f.read(8192)
-            if needle not in line:
-                continue
-            with open(f"/proc/{entry}/status", "rb") as f:
-                status = dict(row.split(b":", 1) for row in f.read(16384).splitlines() if b":" in row)
-            state = status[b"State"].split()[0]
-            masks = {k: int(status[k].strip(), 16) for k in (b"SigPnd", b"ShdPnd", b"SigBlk", b"SigIgn", b"SigCgt")}
-        except (OSError, KeyError, IndexError, ValueError):
+            space = _namespace(int(entry), sandbox, within)
+        except OSError:
             continue
-        pending = (masks[b"SigPnd"] | masks[b"ShdPnd"]) & ~(masks[b"SigBlk"] | masks[b"SigIgn"] | masks[b"SigCgt"])
-        if state not in (b"Z", b"X") and not pending & _ENDING:
-            found.append(int(entry))
+        if space is None:
+            continue
+        status = _status(int(entry))
+        if status is None or not _alive(status):
+            continue
+        inner = status.get(b"NSpid", b"").split()
+        if space == sandbox and (not inner or int(inner[-1]) <= spare):
+            continue
+        found.append(int(entry))
     return found
+
+
+def first_inside(bwrap: int) -> int | None:
+    """The first process of the sandbox that the bwrap process `bwrap` (started here) runs: its
+    one child, in the pid namespace it made."""
+    return next((pid for pid, parent in _parents().items() if parent == bwrap), None)
+
+
+def descendants(pid: int) -> list[int]:
+    """`pid` and the processes it started, and they started, that still run: by parent, read
+    from /proc (a process whose parent ended is given to another, and is no longer found)."""
+    children: dict[int, list[int]] = {}
+    for child, parent in _parents().items():
+        children.setdefault(parent, []).append(child)
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        status = _status(current)
+        if status is not None and _alive(status):
+            found.append(current)
+        todo += children.get(current, [])
+    return found
+
+
+def _namespace(pid: int, sandbox: tuple, within: dict) -> tuple | None:
+    """The pid namespace of `pid` ((device, inode)) if it is `sandbox` or one made inside it,
+    else None; `within` holds what is known of namespaces so far, and learns what is found here."""
+    fd = os.open(f"/proc/{pid}/ns/pid", os.O_RDONLY)
+    opened, seen, answer = [fd], [], False
+    try:
+        while True:
+            info = os.fstat(fd)
+            key = (info.st_dev, info.st_ino)
+            if key in within:
+                answer = within[key]
+                break
+            seen.append(key)
+            try:
+                fd = fcntl.ioctl(fd, NS_GET_PARENT)
+            except OSError:  # the top of what the grader sees
+                break
+            opened.append(fd)
+    finally:
+        for each in opened:
+            os.close(each)
+    within.update((each, answer) for each in seen)
+    return (seen[0] if seen else key) if answer else None
+
+
+def _status(pid: int) -> dict[bytes, bytes] | None:
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:
+            return dict(row.split(b":", 1) for row in f.read(16384).splitlines() if b":" in row)
+    except OSError:
+        return None
+
+
+def _alive(status: dict[bytes, bytes]) -> bool:
+    """Whether the process of `status` runs: not a zombie, not sent a signal that ends it."""
+    try:
+        state = status[b"State"].split()[0]
+        masks = {k: int(status[k].strip(), 16) for k in (b"SigPnd", b"ShdPnd", b"SigBlk", b"SigIgn", b"SigCgt")}
+    except (KeyError, IndexError, ValueError):
+        return False
+    pending = (masks[b"SigPnd"] | masks[b"ShdPnd"]) & ~(masks[b"SigBlk"] | masks[b"SigIgn"] | masks[b"SigCgt"])
+    return state not in (b"Z", b"X") and not pending & _ENDING
+
+
+def _parents() -> dict[int, int]:
+    """Every process of this machine, and its parent's pid."""
+    parents = {}
+    for entry in os.listdir("/proc"):
+        if entry.isdigit():
+            status = _status(int(entry))
+            with contextlib.suppress(KeyError, ValueError, TypeError):
+                parents[int(entry)] = int(status[b"PPid"])
+    return parents
 
 
 def _target(target: str | Ref) -> str:

@@ -18,6 +18,13 @@ whatever runs as a uid it hands back.
 Also as root, a `Zygote` is one such sandbox made for all of a student's notebook kernels: its
 Python imports ipykernel and the SDK once, and forks each kernel, which then drops to the
 sandbox's uid and limits as the wrapper does (inside.py is what runs first inside both).
+
+A sandbox whose limits lower its CPU priority (`Limits.nice` above 0: every student's) runs, where
+a cgroup can be made (as root), in one cgroup of the cpu controller for all such sandboxes
+(`cpu_group`), weighted as one process at that nice value: however many processes and sessions
+student code starts, together they take no more than that share of a CPU the grader's own
+processes (the reference's) want. Elsewhere only the nice value and the sandbox's autogroup are
+lowered (inside.py), which a process that starts a session of its own escapes.
 """
 
 import contextlib
@@ -108,9 +115,9 @@ def wrap(argv: list[str], *, workdir: Path, writable: Sequence[Path] = (), limit
             uid = _free_uid()
             for folder in open_:
                 _hand_over(folder, uid)
-    return _confined(open_, hide, limits, env) + [
+    return _lowered(limits, _confined(open_, hide, limits, env) + [
         sys.executable, "-S", "-c", INSIDE, "exec", str(limits.cpu), str(limits.memory),
-        str(limits.processes), str(limits.file_size), str(limits.nice), str(uid), str(workdir), *argv]
+        str(limits.processes), str(limits.file_size), str(limits.nice), str(uid), str(workdir), *argv])
 
 
 def limits(**changes) -> Limits:
@@ -178,6 +185,57 @@ def _confined(open_: Sequence[Path], hide: Sequence[Path], limits: Limits,
     return args + ["--chdir", "/", "--"]
 
 
+def _lowered(limits: Limits, command: list[str]) -> list[str]:
+    """`command` (bwrap's), started in the CPU group of `limits.nice` where there is one."""
+    group = cpu_group(limits.nice)
+    return command if group is None else [sys.executable, "-S", "-c", LOWERED, str(group), *command]
+
+
+@functools.cache
+def cpu_group(nice: int) -> Path | None:
+    """The cgroup.procs file of the cgroup for sandboxes at `nice`, made once: CPU_GROUPS/nice-N,
+    below the cgroup this process is in, in the cpu controller's own hierarchy (cgroup v1,
+    cpu.shares) or the unified one (cgroup v2, cpu.weight, where the cpu controller can be
+    enabled for it). CPU_GROUPS weighs as one process at nice 0 does against the rest of the
+    machine, and inside it each group as one process at its nice value: the sandboxes at nice 0
+    (the reference's) come first, and however many processes and sessions the others start,
+    together they weigh as one process at their nice value. None where neither can be made (not
+    root, or no cpu controller to use). Tasks in a cgroup other than the root are never put in
+    autogroups, so `setsid` in a sandbox makes no new share."""
+    mounts: dict[str, tuple[str, Path]] = {}  # "cpu" (v1) or "" (v2) -> (the mount's root, its mount point)
+    with contextlib.suppress(OSError), open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split()
+            kind, options = fields[fields.index("-") + 1], fields[fields.index("-") + 3].split(",")
+            if kind == "cgroup" and "cpu" in options:
+                mounts.setdefault("cpu", (fields[3], Path(fields[4])))
+            elif kind == "cgroup2":
+                mounts.setdefault("", (fields[3], Path(fields[4])))
+    with contextlib.suppress(OSError), open("/proc/self/cgroup") as f:
+        for line in f:
+            _, controllers, path = line.rstrip("\n").split(":", 2)
+            key = "cpu" if "cpu" in controllers.split(",") else "" if controllers == "" else None
+            if key not in mounts or not Path(path).is_relative_to(mounts[key][0]):
+                continue
+            parent = mounts[key][1] / Path(path).relative_to(mounts[key][0])
+            group = parent / CPU_GROUPS / f"nice-{nice}"
+            try:
+                for folder in (group.parent, group):
+                    if key == "":  # v2: a cgroup's controllers are the ones its parent enables
+                        enabled = folder.parent / "cgroup.subtree_control"
+                        if "cpu" not in enabled.read_text().split():
+                            enabled.write_text("+cpu")
+                    folder.mkdir(mode=0o755, exist_ok=True)
+                if key == "cpu":
+                    (group / "cpu.shares").write_text(str(max(2, round(1024 / 1.25 ** nice))))
+                else:
+                    (group / "cpu.weight").write_text(str(max(1, round(100 / 1.25 ** nice))))
+                return group / "cgroup.procs"
+            except OSError:
+                continue
+    return None
+
+
 @functools.cache
 def _course_packages() -> list[Path]:
     """The folders this course's own packages (autograder, and a `nano` if one were installed)
@@ -205,6 +263,9 @@ PRELOAD = ("ipykernel.kernelapp", "ipykernel.ipkernel", "anthropic")
 READY_WAIT = ZYGOTE_START  # seconds a zygote may take to import PRELOAD
 # Runs outside the sandbox in place of a kernel forked by a zygote, its exit status (see relay.py).
 RELAY = (Path(__file__).parent / "relay.py").read_text()
+# Runs outside in place of bwrap, to start a sandbox in its CPU group (see lowered.py).
+LOWERED = (Path(__file__).parent / "lowered.py").read_text()
+CPU_GROUPS = "nano-course"  # the cgroup of all sandboxes (see cpu_group)
 
 
 class Zygote:
@@ -239,11 +300,11 @@ class Zygote:
         self.process = None
         try:
             self.process = subprocess.Popen(
-                _confined(self.folders, sorted(self.hidden), limits, env,
-                          caps=("CAP_SETUID", "CAP_SETGID", "CAP_KILL")) + [
+                _lowered(limits, _confined(self.folders, sorted(self.hidden), limits, env,
+                                           caps=("CAP_SETUID", "CAP_SETGID", "CAP_KILL")) + [
                     sys.executable, "-c", INSIDE, "zygote", str(theirs.fileno()), str(limits.cpu),
                     str(limits.memory), str(limits.processes), str(limits.file_size), str(limits.nice),
-                    *preload],
+                    *preload]),
                 pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=stdout or subprocess.DEVNULL,
                 stderr=stderr or subprocess.DEVNULL, start_new_session=True)
             theirs.close()

@@ -101,9 +101,16 @@ def serve(control: socket.socket) -> dict:
 
 def confine(cpu: int, memory: int, processes: int, size: int, nice: int, uid: int, workdir: str) -> None:
     """The sandbox's limits and CPU priority, then its uid (for good: root without capabilities
-    may not enter the folder the uid was handed), then its folder."""
+    may not enter the folder the uid was handed), then its folder. The priority is the nice value
+    and, where the kernel groups processes by session (autogroups; not in a cgroup of the sandbox's
+    own, see bwrap.cpu_group), the session's: a nice value ranks a process only inside its session."""
     if nice > 0:
         os.nice(nice)
+        try:
+            with open("/proc/self/autogroup", "w") as group:
+                group.write(str(nice))
+        except OSError:
+            pass  # no autogroups here
     limit(resource.RLIMIT_CPU, cpu, cpu + 5)
     limit(resource.RLIMIT_AS, memory, memory)
     limit(resource.RLIMIT_NPROC, processes, processes)

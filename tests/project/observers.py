@@ -35,7 +35,7 @@ def drive_floods(subject, inputs):
 
 
 def drive_leaves_a_child(subject, inputs):
-    return {"got": subject.call("nano.m.leaves_a_child", inputs["tag"])}
+    return {"got": subject.call("nano.m.leaves_a_child", inputs["tag"]), "left": subject.processes()}
 
 
 def judge_nothing(inputs, seen):

@@ -20,7 +20,7 @@ from autograder.authoring import notebooks, release
 from autograder.authoring.mutants import MORE_MUTANTS, MUTANTS, apply
 from autograder.check import behaviour, independent
 from autograder.check.behaviour import Behaviour
-from autograder.check.driver import Bounds, running
+from autograder.check.driver import Bounds, descendants
 from autograder.grading import grade
 from tests.project import observers
 from tests.project.one_class import ATTACKS, PAYLOADS, function_bodies, replace_solution
@@ -126,7 +126,8 @@ def test_the_driver_survives_what_student_code_does_to_its_subject(tmp_path):
     assert state["floods"] == independent.LATE and "sent too much" in runs["floods"].verdict.message
     assert runs["after#2"].seen["got"]["value"] == 10
     assert runs["child"].seen["got"]["value"] == "left"
-    assert not running("30.424242"), "a child of the subject outlived it"
+    assert len(runs["child"].seen["left"]) == 1, "the driver sees the child the subject's code left running"
+    assert not descendants(runs["child"].seen["left"][0]), "a child of the subject outlived it"
 
 
 def test_a_drive_or_judge_that_raises_holds_the_cell_and_a_behaviour_that_does_not_finish_scores_nothing(tmp_path):

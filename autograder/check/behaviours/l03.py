@@ -3,8 +3,9 @@
 Each drive runs its cell's visible case and the hidden ones, on names `draw` picks, in a scratch
 folder the driver fills, and reports what each call gave and, read by the driver itself, what
 the files then held; for bash's timeouts, the seconds each call took by the driver's clock, and
-whether the command's processes still run, looked up in /proc by the driver (each command's
-sleeps carry a drawn tag in their argument, so they can be told apart). The judges know the
+whether any process the command started still runs, read from /proc by the driver (the
+processes of the subject's sandbox, which nothing in it can leave or rename its way out of).
+The judges know the
 truth from the inputs alone: a write leaves its content, a one-match edit is str.replace, a
 command's exit code is the one it asked for. The formats checked exactly (the confirmation line,
 "not found" and the count in edit_file's errors, bash's labels) are the ones the lecture and the
@@ -504,19 +505,21 @@ def draw_children(rng):
 
 
 def drive_children(subject, inputs):
-    """With BASH_TIMEOUT set to 1: which of each command's sleeps (by their tags) still run after
-    bash returned (given a second and a half to die: a loaded machine is slow to end them), seen
-    from outside the sandbox; and whether the command ran at all."""
+    """With BASH_TIMEOUT set to 1: whether a process the call started still runs after bash
+    returned (given a second and a half to die: a loaded machine is slow to end them), seen from
+    outside the sandbox (those running before the call are not its); and whether the command ran
+    at all."""
     subject.set("nano.tools.BASH_TIMEOUT", 1)
     seen = {}
-    for key, tags in (("visible", inputs["tags"][:2]), ("hidden", inputs["tags"][2:])):
+    for key in ("visible", "hidden"):
         with subject.scratch() as folder:
+            before = set(subject.processes())
             seen[key] = subject.call("nano.tools.bash", inputs[key])
             seen[f"{key}_seconds"] = seen[key]["seconds"]
             deadline = time.monotonic() + 1.5
-            while (still := [tag for tag in tags if subject.processes(tag)]) and time.monotonic() < deadline:
+            while (still := set(subject.processes()) - before) and time.monotonic() < deadline:
                 time.sleep(0.1)
-            seen[f"{key}_running"] = still
+            seen[f"{key}_running"] = bool(still)
             if key == "hidden":
                 seen["started"] = folder.read("started.txt") is not None
     return seen
@@ -539,11 +542,11 @@ def judge_children(inputs, seen):
             yield (f"with BASH_TIMEOUT = 1, bash must stop the command after a second, not wait for it to end; it "
                    f"took {took if type(took) not in (int, float) else round(took, 1)} s (section 6)")
             return
-    if seen.get("visible_running") != []:
+    if seen.get("visible_running") is not False:
         yield "a timeout must stop the command's children too: start_new_session=True, then os.killpg (section 6)"
     if seen.get("started") is not True:
         yield "bash must run the whole command: its first part never ran (section 6)"
-    elif seen.get("hidden_running") != []:
+    elif seen.get("hidden_running") is not False:
         yield ("after a timeout, no process the command started may still run: kill the whole process group "
                "(section 6)")
 
