@@ -78,7 +78,7 @@ class Channel:
         if len(data) - wire.HEADER.size > wire.FRAME:  # the driver would not read it: what it was, instead
             data = wire.encode(too_large(message, len(data) - wire.HEADER.size))
         with self.lock:
-            wire.write(self.fd_out, data)
+            wire.write_frame(self.fd_out, data)
 
     def invoke(self, handler: str, args, kwargs, refs, kwrefs) -> wire.Answer:
         box: queue.Queue = queue.Queue()

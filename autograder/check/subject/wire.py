@@ -330,7 +330,11 @@ class Reader:
             self.buffer += chunk
 
 
-def write(fd: int, data: bytes) -> None:
+def write(fd: int, message) -> None:
+    write_frame(fd, encode(message))
+
+
+def write_frame(fd: int, data: bytes) -> None:
     """Write a frame (`encode`'s bytes) to a blocking pipe."""
     view = memoryview(data)
     while view:
