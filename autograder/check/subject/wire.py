@@ -14,7 +14,11 @@ subject writes (it is student code's process) costs the grader a bounded amount.
 Values in messages are plain JSON. Where the driver means an object that lives in the subject,
 a value is {"$ref": n}; {"$message": {...}} asks the subject to build an
 `anthropic.types.Message` from that JSON. The subject marks what is not plain JSON as
-{"__unplain__": "module.Class"}.
+{"__unplain__": "module.Class"}, and a value past the wire's bounds (nested deeper than DEPTH,
+an int of more than DIGITS digits, a message over FRAME bytes) as {"__unplain__": "nested too
+deep"} or {"__unplain__": "too large: ..."}; the driver's `decode` marks them again whatever
+the subject sent, and `past_bounds` finds them: such a value is the hand-in's outcome, too deep
+or too large to judge.
 
 Both sides use this file: the driver imports it as `autograder.check.subject.wire`; the subject
 runs `harness.py` with a copy of this file beside it and imports nothing else of autograder.
