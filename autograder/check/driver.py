@@ -54,13 +54,14 @@ from autograder.sandbox import space
 HARNESS = Path(__file__).with_name("subject")
 READ_LIMIT = 4_000_000  # bytes of one file the driver reads back from a scratch folder
 SCRATCH_ROOM = 1 << 20  # bytes of the subject's tmpfs made free for each behaviour's scratch files (space.room)
+NAMES_LIMIT = 10_000  # entries of one folder the driver lists in a scratch folder
 
 
 @dataclass(frozen=True)
 class Bounds:
     """What one subject may send and take, before it is stopped."""
 
-    frame: int = 2_000_000  # bytes of one message
+    frame: int = wire.FRAME  # bytes of one message
     item: int = 32_000_000  # bytes of all the messages of one behaviour
     hand_in: int = 128_000_000  # bytes of all the messages of one hand-in, every subject it took
     invokes: int = 20_000  # calls of doubles and proxies in one behaviour
@@ -152,6 +153,7 @@ class Subject:
         self.lost: str | None = None  # why the last process was lost
         self.passed: str | None = None  # which bound a tree its processes left passed (bwrap.settle)
         self._sandbox: tuple[int, int | None] | None = None  # (bwrap's pid, the first process of its namespace)
+        self.unjudged: str | None = None  # what of this item's values went past the wire's bounds
 
     # --- the process ----------------------------------------------------------------------
 
@@ -228,8 +230,10 @@ class Subject:
         """One behaviour's time: its requests must all be answered within `seconds` (a process
         started for it first gets `startup` seconds to start), its messages within the item's bounds.
         `answers`: the answer cells (grade_ids) it may read. Everything it set up in the subject
-        is undone after."""
-        self.lost = None
+        is undone after. A value past the wire's bounds (wire.past_bounds) that crossed in it is
+        kept in `unjudged`, in words: the item's outcome is then that value, too deep or too large
+        to judge."""
+        self.lost = self.unjudged = None
         self.cells = tuple(answers)
         if not self.alive():
             self.close()
@@ -282,6 +286,7 @@ class Subject:
                 got = self.reader.read(self.deadline)
             except wire.ProtocolError as exc:
                 self._lose(f"it sent too much or garbled its channel ({exc})")
+            self.unjudged = self.unjudged or wire.past_bounds(got)
             if got is None:
                 self._lose("it died, or ran past its time" if self.alive() or self.proc is None
                            else "it died")
@@ -546,6 +551,12 @@ def _parents() -> dict[int, int]:
     return parents
 
 
+def escaped(name: str) -> str:
+    """A file name as the file system gave it (undecodable bytes as lone surrogates, os.fsdecode)
+    as text that holds none: each such byte as a backslash escape, "\\xff"."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
+
+
 def _target(target: str | Ref) -> str:
     return f"${target.number}" if isinstance(target, Ref) else target
 
@@ -553,7 +564,10 @@ def _target(target: str | Ref) -> str:
 class Folder:
     """A scratch folder the driver made, reached only through its own file descriptor: what the
     subject does to the path (a symbolic link, a rename) cannot send a read or a write of the
-    driver's anywhere else."""
+    driver's anywhere else. What it reads back (`read`, `text`, `names`) is bounded, and never
+    raises whatever the subject left there: a name is bytes to the file system, and comes back
+    as text with each byte that is not UTF-8 escaped ("odd\\xffname"), so that it can be kept,
+    compared and written anywhere."""
 
     _serial = itertools.count(1)
 
@@ -623,11 +637,11 @@ class Folder:
         *folders, name = path.split("/")
         try:
             fd = self._walk(folders, create=False)
-        except OSError:
+        except (OSError, ValueError):
             return None
         try:
             inner = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
-        except OSError:
+        except (OSError, ValueError):
             return None
         finally:
             os.close(fd)
@@ -639,19 +653,26 @@ class Folder:
                 chunks.append(chunk)
                 left -= len(chunk)
             return b"".join(chunks)
+        except OSError:
+            return None
         finally:
             os.close(inner)
 
-    def names(self, path: str = "") -> list[str] | None:
-        """The sorted names in the folder at `path` (this one by default), or None if there is none."""
+    def names(self, path: str = "", limit: int = NAMES_LIMIT) -> list[str] | None:
+        """The sorted names in the folder at `path` (this one by default), each escaped (see the
+        class), or None if there is none, it cannot be listed or it holds more than `limit`."""
         try:
             fd = self._walk([p for p in path.split("/") if p], create=False)
-        except OSError:
+        except (OSError, ValueError):
             return None
         try:
-            return sorted(os.listdir(fd))
+            with os.scandir(fd) as entries:
+                found = [escaped(entry.name) for entry in itertools.islice(entries, limit + 1)]
+        except OSError:
+            return None
         finally:
             os.close(fd)
+        return sorted(found) if len(found) <= limit else None
 
     def text(self, path: str, limit: int = READ_LIMIT) -> str | None:
         """The file at `path` as UTF-8 text, or None if it is missing or not text."""

@@ -9,8 +9,10 @@ grading seed, the student and the behaviour; its drive runs the hand-in's functi
 process, sandboxed (driver.py), through one bounded channel; its judge reads what was seen, here.
 
 A behaviour's verdict (`Verdict`) is one of:
-- PASSED, FAILED (the judge's message, which the student reads), LATE (it did not finish in its
-  time: the student's process hung, died or flooded its channel; it scores 0);
+- PASSED, FAILED (the judge's message, which the student reads; or, when a value the hand-in
+  gave crossed past the wire's bounds, "too deep to judge" or "too large to judge", whatever the
+  judge would say), LATE (it did not finish in its time: the student's process hung, died or
+  flooded its channel; it scores 0);
 - HELD: the grader's own error (its judge or drive raised, or the reference did not finish it in
   time). That cell awards nothing and is marked for the instructor, until a re-grade settles it.
 
@@ -26,13 +28,14 @@ import tempfile
 import time
 import traceback
 from collections.abc import Iterable, Mapping
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 from autograder import notebook, records
 from autograder.check import behaviour
 from autograder.check.behaviour import Behaviour, GraderError
 from autograder.check.driver import Bounds, Lost, Subject
+from autograder.check.subject import wire
 from autograder.course import ASSIGNMENT, ROOT, STUDENT_FILES, lecture_of
 from autograder.records import Job, Problem
 from autograder.limits import BEHAVIOUR_TIMEOUT as TIMEOUT, CHECK_BUDGET as BUDGET, CHECK_STARTUP as STARTUP
@@ -125,16 +128,19 @@ def one(subject: Subject, b: Behaviour, key: str, inputs: dict, seconds: float) 
 
 def _once(subject: Subject, b: Behaviour, key: str, inputs: dict, seconds: float) -> Run:
     started = time.monotonic()
-    seen = None
+    seen, ended = None, None
     try:
         with subject.item(seconds, b.answers):
             seen = b.drive(subject, inputs)
     except Lost as exc:
-        return Run(inputs, None, Verdict(key, LATE, did_not_finish(seconds, str(exc)), seconds=time.monotonic() - started))
+        ended = Verdict(key, LATE, did_not_finish(seconds, str(exc)))
     except Exception:
-        return Run(inputs, None, Verdict(key, HELD, detail=f"its drive raised: {_last_line()}",
-                                         seconds=time.monotonic() - started))
+        ended = Verdict(key, HELD, detail=f"its drive raised: {_last_line()}")
     took = time.monotonic() - started
+    if subject.unjudged is not None:  # the hand-in's own outcome, whatever came after it
+        return Run(inputs, seen, Verdict(key, FAILED, message=unjudged(subject.unjudged), seconds=took))
+    if ended is not None:
+        return Run(inputs, None, replace(ended, seconds=took))
     try:
         message = b.failure(inputs, seen)
     except Exception:
@@ -142,6 +148,16 @@ def _once(subject: Subject, b: Behaviour, key: str, inputs: dict, seconds: float
     if message is None:
         return Run(inputs, seen, Verdict(key, PASSED, seconds=took))
     return Run(inputs, seen, Verdict(key, FAILED, message=str(message)[:MESSAGE_LIMIT], seconds=took))
+
+
+def unjudged(why: str) -> str:
+    """A behaviour's failure, in words, when a value of the hand-in went past the wire's bounds
+    (`why`: wire.past_bounds)."""
+    if why == wire.TOO_DEEP:
+        what = f"a value nested more than {wire.DEPTH} levels deep, too deep to judge"
+    else:
+        what = f"a value too large to judge ({why.removeprefix(wire.TOO_LARGE)})"
+    return f"your code returned or passed on {what}: the check counts it as wrong"
 
 
 def _last_line() -> str:

@@ -14,6 +14,14 @@ def drive_odd(subject, inputs):
     return {"got": subject.call("nano.m.odd"), "answers": subject.answers(["q"])}
 
 
+def drive_deep(subject, inputs):
+    return {"got": subject.call("nano.m.deep"), "then": subject.call("nano.m.twice", 1)}
+
+
+def drive_huge_text(subject, inputs):
+    return {"got": subject.call("nano.m.huge_text"), "then": subject.call("nano.m.twice", 2)}
+
+
 def drive_exits_hard(subject, inputs):
     return {"got": subject.call("nano.m.exits_hard")}
 

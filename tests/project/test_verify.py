@@ -21,6 +21,7 @@ from autograder.authoring.mutants import MORE_MUTANTS, MUTANTS, apply
 from autograder.check import behaviour, independent
 from autograder.check.behaviour import Behaviour
 from autograder.check.driver import Bounds, descendants
+from autograder.check.subject import wire
 from autograder.grading import grade
 from tests.project import observers
 from tests.project.one_class import ATTACKS, PAYLOADS, function_bodies, replace_solution
@@ -108,7 +109,8 @@ def test_the_driver_survives_what_student_code_does_to_its_subject(tmp_path):
              ("exits_hard", b(observers.drive_exits_hard)), ("deaf", b(observers.drive_deaf)),
              ("after", b(observers.drive_after)), ("exits", b(observers.drive_exits)),
              ("floods", b(observers.drive_floods)), ("after#2", b(observers.drive_twice, {"n": 5})),
-             ("child", b(observers.drive_leaves_a_child, {"tag": "424242"}))]
+             ("child", b(observers.drive_leaves_a_child, {"tag": "424242"})),
+             ("deep", b(observers.drive_deep)), ("huge_text", b(observers.drive_huge_text))]
     runs = dict(zip([k for k, _ in items], independent.run(
         hostile_workspace(tmp_path), items, "seed", "s", answers={"ans0": "q = 1", "ans1": "q = 5\n1 / 0"},
         timeout=3, bounds=Bounds(item=8_000_000))))
@@ -118,7 +120,14 @@ def test_the_driver_survives_what_student_code_does_to_its_subject(tmp_path):
     odd = runs["odd"].seen
     assert odd["answers"] == {"q": 5}
     assert odd["got"]["value"]["odd"] == "x" and odd["got"]["value"]["obj"] == {"__unplain__": "builtins.object"}
-    assert odd["got"]["value"]["big"] == {"__unplain__": "a very large int"} and odd["got"]["value"]["nan"] == "nan"
+    assert odd["got"]["value"]["big"] == wire.marker(f"{wire.TOO_LARGE}an int of more than 4000 digits")
+    assert odd["got"]["value"]["nan"] == "nan"
+    assert state["odd"] == independent.FAILED and "a value too large to judge" in runs["odd"].verdict.message
+    # past the wire's depth or size: the hand-in's outcome, judged wrong, in words; the subject goes on
+    assert state["deep"] == independent.FAILED and "too deep to judge" in runs["deep"].verdict.message
+    assert runs["deep"].seen["then"]["value"] == 2
+    assert state["huge_text"] == independent.FAILED and "too large to judge" in runs["huge_text"].verdict.message
+    assert "3000" in runs["huge_text"].verdict.message and runs["huge_text"].seen["then"]["value"] == 4
     assert state["exits_hard"] == independent.LATE and "died" in runs["exits_hard"].verdict.message
     assert state["deaf"] == independent.LATE and "ran past its time" in runs["deaf"].verdict.message
     assert state["after"] == independent.PASSED and Path(runs["after"].seen["cwd"]["value"]).name == "work"

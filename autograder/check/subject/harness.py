@@ -14,6 +14,7 @@ since the driver trusts only what crosses the channel, and checks that too.
 import asyncio
 import builtins
 import contextlib
+import dataclasses
 import importlib
 import importlib.util
 import inspect
@@ -73,8 +74,11 @@ class Channel:
                 self.requests.put(message)
 
     def send(self, message) -> None:
+        data = wire.encode(message)
+        if len(data) - wire.HEADER.size > wire.FRAME:  # the driver would not read it: what it was, instead
+            data = wire.encode(too_large(message, len(data) - wire.HEADER.size))
         with self.lock:
-            wire.write(self.fd_out, message)
+            wire.write_frame(self.fd_out, data)
 
     def invoke(self, handler: str, args, kwargs, refs, kwrefs) -> wire.Answer:
         box: queue.Queue = queue.Queue()
@@ -111,11 +115,11 @@ class Subject:
         object is {"$ref": n} only where it is a proxy."""
         kind = type(value)
         if depth > wire.DEPTH:
-            return {"__unplain__": "nested too deep"}
+            return wire.marker(wire.TOO_DEEP)
         if value is None or kind in (bool, str):
             return value
         if kind is int:
-            return value if abs(value) < 10 ** 300 else {"__unplain__": "a very large int"}
+            return wire.clean(value)
         if kind is float:
             return value if math.isfinite(value) else repr(value)
         if kind in (list, tuple):
@@ -368,6 +372,15 @@ def message_of(exc: BaseException) -> str:
     except BaseException:
         return "(its message could not be read)"
     return str.__str__(text)[:MESSAGE] if isinstance(text, str) else ""
+
+
+def too_large(message, size: int):
+    """`message` (a Result or an Invoke) with its values replaced by a marker: they came to
+    `size` bytes, more than a message may have."""
+    why = wire.marker(f"{wire.TOO_LARGE}a value of {size} bytes, over the {wire.FRAME} a message may have")
+    if isinstance(message, wire.Invoke):
+        return dataclasses.replace(message, args=[why], kwargs={}, refs=[None], kwrefs={})
+    return dataclasses.replace(message, outcome={"value": why, "type": message.outcome.get("type")})
 
 
 def exception(kind: str, message: str) -> BaseException:

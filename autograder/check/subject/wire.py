@@ -14,7 +14,11 @@ subject writes (it is student code's process) costs the grader a bounded amount.
 Values in messages are plain JSON. Where the driver means an object that lives in the subject,
 a value is {"$ref": n}; {"$message": {...}} asks the subject to build an
 `anthropic.types.Message` from that JSON. The subject marks what is not plain JSON as
-{"__unplain__": "module.Class"}.
+{"__unplain__": "module.Class"}, and a value past the wire's bounds (nested deeper than DEPTH,
+an int of more than DIGITS digits, a message over FRAME bytes) as {"__unplain__": "nested too
+deep"} or {"__unplain__": "too large: ..."}; the driver's `decode` marks them again whatever
+the subject sent, and `past_bounds` finds them: such a value is the hand-in's outcome, too deep
+or too large to judge.
 
 Both sides use this file: the driver imports it as `autograder.check.subject.wire`; the subject
 runs `harness.py` with a copy of this file beside it and imports nothing else of autograder.
@@ -22,6 +26,7 @@ runs `harness.py` with a copy of this file beside it and imports nothing else of
 
 import contextlib
 import json
+import math
 import os
 import select
 import socket
@@ -31,6 +36,8 @@ from dataclasses import asdict, dataclass, field, fields
 
 HEADER = struct.Struct(">I")
 DEPTH = 60  # nesting a value from the subject may have; deeper parts become a marker
+DIGITS = 4000  # digits an int from the subject may have; a longer one becomes a marker
+FRAME = 2_000_000  # bytes of one message the driver reads; the subject sends a marker for a larger value
 
 
 # --- requests: driver -> subject --------------------------------------------------------------
@@ -188,7 +195,8 @@ def encode(message) -> bytes:
 
 
 def decode(data: bytes, allowed=tuple(MESSAGES.values())):
-    """The message in one frame's bytes; ProtocolError for anything else."""
+    """The message in one frame's bytes, its values plain (see `clean`); ProtocolError for
+    anything else. Nothing else escapes it, whatever the bytes."""
     try:
         raw = json.loads(data.decode("utf-8", "surrogatepass"), parse_constant=str, parse_int=_integer)
     except (ValueError, RecursionError, UnicodeDecodeError, MemoryError) as exc:
@@ -207,9 +215,21 @@ def decode(data: bytes, allowed=tuple(MESSAGES.values())):
     return _checked(message)
 
 
+# What stands in a value for a part the wire does not carry ({"__unplain__": why}). Two of them
+# say the value went past the wire's bounds, which makes it the hand-in's outcome: too deep, or
+# too large, to judge (`past_bounds`).
+UNPLAIN = "__unplain__"
+TOO_DEEP = "nested too deep"
+TOO_LARGE = "too large: "  # then what it was ("too large: an int of 5000 digits")
+
+
+def marker(why: str) -> dict:
+    return {UNPLAIN: why}
+
+
 def _integer(digits: str):
     """A JSON integer; one too long for Python's int() (4,300 digits) becomes a marker."""
-    return int(digits) if len(digits) <= 4000 else {"__unplain__": f"an int of {len(digits)} digits"}
+    return int(digits) if len(digits) <= DIGITS else marker(f"{TOO_LARGE}an int of {len(digits)} digits")
 
 
 _SHAPES = {"args": list, "kwargs": dict, "refs": list, "kwrefs": dict, "outcome": dict, "handler": str,
@@ -229,17 +249,51 @@ def _checked(message):
 
 
 def clean(value, depth: int = 0):
-    """`value` (parsed JSON) with each string free of lone surrogates and nothing nested deeper
-    than DEPTH: what the grader's side may keep, compare and write to a page."""
-    if depth > DEPTH:
-        return {"__unplain__": "nested too deep"}
+    """`value` (parsed JSON) as what the grader's side may keep, compare and write to a page:
+    strings free of lone surrogates, keys that are strings, no float that is not finite (its
+    repr instead, as the subject sends one), no int past DIGITS digits and nothing nested deeper
+    than DEPTH (markers instead), and a marker naming the type of anything that is not JSON.
+    It never raises."""
+    if value is None or isinstance(value, bool):
+        return value
+    if isinstance(value, int):
+        return value if -_HUGE < value < _HUGE else marker(f"{TOO_LARGE}an int of more than {DIGITS} digits")
+    if isinstance(value, float):
+        return value if math.isfinite(value) else repr(value)
     if isinstance(value, str):
-        return value.encode("utf-8", "replace").decode("utf-8") if not value.isascii() else value
+        return _text(value)
+    if not isinstance(value, (list, dict)):
+        return marker(type(value).__name__)
+    if depth >= DEPTH:
+        return marker(TOO_DEEP)
     if isinstance(value, list):
         return [clean(v, depth + 1) for v in value]
+    return {_text(k) if isinstance(k, str) else f"({type(k).__name__})": clean(v, depth + 1) for k, v in value.items()}
+
+
+_HUGE = 10 ** DIGITS
+
+
+def _text(value: str) -> str:
+    return value if value.isascii() else value.encode("utf-8", "replace").decode("utf-8")
+
+
+def past_bounds(value) -> str | None:
+    """What in `value` (a cleaned message, or a part of one) went past the wire's bounds, in words
+    ("nested too deep", "too large: an int of 5000 digits"); None if nothing did."""
     if isinstance(value, dict):
-        return {clean(k, depth + 1): clean(v, depth + 1) for k, v in value.items()}
-    return value
+        why = value.get(UNPLAIN) if len(value) == 1 else None
+        if isinstance(why, str) and (why == TOO_DEEP or why.startswith(TOO_LARGE)):
+            return why
+        value = list(value.values())
+    elif hasattr(value, "__dataclass_fields__"):
+        value = [getattr(value, f.name) for f in fields(value)]
+    if isinstance(value, list):
+        for item in value:
+            found = past_bounds(item)
+            if found is not None:
+                return found
+    return None
 
 
 class Reader:
@@ -281,7 +335,11 @@ class Reader:
 
 
 def write(fd: int, message) -> None:
-    data = encode(message)
+    write_frame(fd, encode(message))
+
+
+def write_frame(fd: int, data: bytes) -> None:
+    """Write a frame (`encode`'s bytes) to a blocking pipe."""
     view = memoryview(data)
     while view:
         view = view[os.write(fd, view):]

@@ -1,5 +1,6 @@
 """A student module whose functions do what a subject process must survive (test_verify.py writes
-it as nano/m.py): noise on stdout and stderr, values that are not plain data, exits, a loop
+it as nano/m.py): noise on stdout and stderr, values that are not plain data, values too deep
+and too large to judge, exits, a loop
 that ignores signals, a flood of bytes down every pipe, a child left running."""
 
 import math
@@ -26,6 +27,17 @@ class Odd(str):
 
 def odd():
     return {"odd": Odd("x"), "obj": object(), "nan": math.nan, "big": 10 ** 5000, "deep": [[[[[[[[[[]]]]]]]]]] * 2}
+
+
+def deep():
+    value = "bottom"
+    for _ in range(100):
+        value = {"k": value}
+    return value
+
+
+def huge_text():
+    return "x" * 3_000_000
 
 
 def exits_hard():
