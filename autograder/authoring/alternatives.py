@@ -129,6 +129,8 @@ CALL_MODEL = '''\
     )
     ### END SOLUTION
 '''
+RUN_TOOL_END = "    return table[name](**input)\n    ### END SOLUTION\n"  # what code added after a function follows
+CALL_MODEL_END = "        messages=messages,\n    )\n    ### END SOLUTION\n"
 LOOP = '''\
     for _ in range(max_turns):
         reply = await model(messages)
@@ -265,7 +267,9 @@ TOOL_FUNCTIONS = {tool.__name__: tool for tool in (read_file, list_files, write_
     return Dispatcher(read_file, list_files, write_file, edit_file, bash)(name, input)
     ### END SOLUTION
 ''', "a class where a function would do: the same lookup, the same call, nothing caught"),
-    Alternative("run_tool_logged_by_a_decorator", "02", "nano/tools.py", RUN_TOOL, RUN_TOOL + '''\
+    Alternative("run_tool_logged_by_a_decorator", "02", "nano/tools.py", RUN_TOOL_END, '''\
+    return table[name](**input)
+    ### END SOLUTION
 
 
 def _logged(function):
@@ -282,7 +286,9 @@ def _logged(function):
 
 run_tool = _logged(run_tool)
 ''', "a decorator that logs and calls through returns what run_tool returns and raises what it raises"),
-    Alternative("run_tool_built_by_a_closure", "02", "nano/tools.py", RUN_TOOL, RUN_TOOL + '''\
+    Alternative("run_tool_built_by_a_closure", "02", "nano/tools.py", RUN_TOOL_END, '''\
+    return table[name](**input)
+    ### END SOLUTION
 
 
 def _dispatcher(*tools):
@@ -417,7 +423,10 @@ YES_ANSWERS = frozenset({"y", "yes"})  # a clear yes; anything else is a no
 ''', "asks once with the preview, ends in '[y/n] ' in other words; a module constant holds the yeses"),
 
     # 05: call_model, agent_loop
-    Alternative("call_model_timed_by_a_decorator", "05", "nano/model.py", CALL_MODEL, CALL_MODEL + '''\
+    Alternative("call_model_timed_by_a_decorator", "05", "nano/model.py", CALL_MODEL_END, '''\
+        messages=messages,
+    )
+    ### END SOLUTION
 
 
 def _timed(function):
