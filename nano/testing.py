@@ -5,6 +5,8 @@ plays back replies that are real `anthropic.types.Message` objects (built with `
 `text`, `tool_use` and `thinking` blocks), so code under test cannot tell them from the API's; `scripted_asker` answers the gate from a list; `no_asker` fails the
 test if the gate is consulted at all; `Transcript` shows an asker's questions and answers as a
 terminal would. `local_api` points `call_model` at the key-free local Messages API of `nano.server`.
+`stand_in` puts a double in place of a function however it is written: the one way the visible
+checks and the grader's subject process (autograder/check/subject/harness.py) both do it.
 """
 
 import base64
@@ -232,23 +234,72 @@ def no_stderr() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def stand_in(function, double):
+def stand_in(function, double, also: Iterable[Any] = ()):
     """For the length of the block, a call to `function` calls `double` instead, however the
-    code under test reaches it (`from nano.tools import run_tool` at the top, inside a function,
-    or `nano.tools.run_tool`): the function object itself is changed, not one module's name for it.
+    code under test reaches it and however `function` is written.
 
-    `double` may be any callable of the same kind (a coroutine function for a coroutine function).
+    Two things are changed, and both put back at the end. A plain function's code is swapped
+    for a forwarder's, so every name and every table holding it meets the double; a decorated
+    one's (functools.wraps), whose own code is a closure's, is reached through `__wrapped__`.
+    And every name that holds `function` itself in a module of `nano` (`run_tool` in nano.tools,
+    and in nano.loop after `from nano.tools import run_tool`) or in one of `also` (modules or
+    classes) is bound to the forwarder: that reaches a closure, a `functools.partial`, a callable
+    object or a builtin, which have no code to swap.
+
+    `double` may be a plain or a coroutine function: where `function` is awaited, what `double`
+    returns is awaited if it can be.
     """
-    if inspect.iscoroutinefunction(function):
-        async def forward(*args, _double=double, **kwargs):
-            return await _double(*args, **kwargs)
+    swapped = next((f for f in _wrapped(function) if _can_swap(f)), None)
+    saved = None if swapped is None else (swapped.__code__, swapped.__defaults__, swapped.__kwdefaults__)
+    bound: list[tuple[Any, str]] = []
+    try:
+        if swapped is not None:
+            forward = _forwarder(double, inspect.iscoroutinefunction(swapped))
+            swapped.__code__ = forward.__code__
+            swapped.__defaults__, swapped.__kwdefaults__ = forward.__defaults__, forward.__kwdefaults__
+        forward = _forwarder(double, _asynchronous(function))
+        holders = [m for name, m in list(sys.modules.items()) if name == "nano" or name.startswith("nano.")]
+        for holder in [*holders, *also]:
+            for name, value in list(vars(holder).items()):
+                if value is function:
+                    setattr(holder, name, forward)
+                    bound.append((holder, name))
+        yield
+    finally:
+        for holder, name in reversed(bound):
+            setattr(holder, name, function)
+        if swapped is not None:
+            swapped.__code__, swapped.__defaults__, swapped.__kwdefaults__ = saved
+
+
+def _wrapped(function) -> Iterator[Any]:
+    """`function`, then what it wraps (`__wrapped__`, as functools.wraps sets it), and so on."""
+    seen = set()
+    while function is not None and id(function) not in seen:
+        seen.add(id(function))
+        yield function
+        function = getattr(function, "__wrapped__", None)
+
+
+def _can_swap(function) -> bool:
+    """A Python function whose code a forwarder's can replace: one that closes over nothing."""
+    return inspect.isfunction(function) and not function.__code__.co_freevars
+
+
+def _asynchronous(function) -> bool:
+    """Whether the code under test awaits what `function` returns, as far as can be told."""
+    return any(inspect.iscoroutinefunction(f) or inspect.iscoroutinefunction(getattr(type(f), "__call__", None))
+               for f in _wrapped(function))
+
+
+def _forwarder(double, asynchronous: bool):
+    """A function that passes its call on to `double`. Its code reaches nothing but its own
+    defaults, so that it still works swapped into a function whose globals are another module's."""
+    if asynchronous:
+        async def forward(*args, _double=double, _awaitable=inspect.isawaitable, **kwargs):
+            result = _double(*args, **kwargs)
+            return await result if _awaitable(result) else result
     else:
         def forward(*args, _double=double, **kwargs):
             return _double(*args, **kwargs)
-    saved = function.__code__, function.__defaults__, function.__kwdefaults__
-    function.__code__ = forward.__code__
-    function.__defaults__, function.__kwdefaults__ = forward.__defaults__, forward.__kwdefaults__
-    try:
-        yield
-    finally:
-        function.__code__, function.__defaults__, function.__kwdefaults__ = saved
+    return forward

@@ -129,6 +129,8 @@ CALL_MODEL = '''\
     )
     ### END SOLUTION
 '''
+RUN_TOOL_END = "    return table[name](**input)\n    ### END SOLUTION\n"  # what code added after a function follows
+CALL_MODEL_END = "        messages=messages,\n    )\n    ### END SOLUTION\n"
 LOOP = '''\
     for _ in range(max_turns):
         reply = await model(messages)
@@ -265,6 +267,44 @@ TOOL_FUNCTIONS = {tool.__name__: tool for tool in (read_file, list_files, write_
     return Dispatcher(read_file, list_files, write_file, edit_file, bash)(name, input)
     ### END SOLUTION
 ''', "a class where a function would do: the same lookup, the same call, nothing caught"),
+    Alternative("run_tool_logged_by_a_decorator", "02", "nano/tools.py", RUN_TOOL_END, '''\
+    return table[name](**input)
+    ### END SOLUTION
+
+
+def _logged(function):
+    """`function`, logging each call (functools.wraps keeps its name, docstring and signature)."""
+    import functools
+    import logging
+
+    @functools.wraps(function)
+    def logged(*args, **kwargs):
+        logging.getLogger(__name__).info("%s%r", function.__name__, args)
+        return function(*args, **kwargs)
+    return logged
+
+
+run_tool = _logged(run_tool)
+''', "a decorator that logs and calls through returns what run_tool returns and raises what it raises"),
+    Alternative("run_tool_built_by_a_closure", "02", "nano/tools.py", RUN_TOOL_END, '''\
+    return table[name](**input)
+    ### END SOLUTION
+
+
+def _dispatcher(*tools):
+    """A run_tool closed over a table of `tools` by their names."""
+    table = {tool.__name__: tool for tool in tools}
+
+    def run_tool(name: str, input: dict[str, Any]) -> str:
+        """Run the tool called `name` with the arguments in `input`, and return its result."""
+        if name not in table:
+            raise ValueError(f"Unknown tool {name!r}; the tools are {', '.join(sorted(table))}")
+        return table[name](**input)
+    return run_tool
+
+
+run_tool = _dispatcher(read_file, list_files, write_file, edit_file, bash)
+''', "a run_tool made by a function, closed over the same five tools: the same lookup, nothing caught"),
 
     # 03: write_file, edit_file, bash
     Alternative("write_file_with_os_makedirs_and_open", "03", "nano/tools.py", WRITE_FILE, '''\
@@ -383,6 +423,30 @@ YES_ANSWERS = frozenset({"y", "yes"})  # a clear yes; anything else is a no
 ''', "asks once with the preview, ends in '[y/n] ' in other words; a module constant holds the yeses"),
 
     # 05: call_model, agent_loop
+    Alternative("call_model_timed_by_a_decorator", "05", "nano/model.py", CALL_MODEL_END, '''\
+        messages=messages,
+    )
+    ### END SOLUTION
+
+
+def _timed(function):
+    """The coroutine function `function`, logging how long each call took."""
+    import functools
+    import logging
+    import time
+
+    @functools.wraps(function)
+    async def timed(*args, **kwargs):
+        start = time.perf_counter()
+        try:
+            return await function(*args, **kwargs)
+        finally:
+            logging.getLogger(__name__).info("%s took %.3f s", function.__name__, time.perf_counter() - start)
+    return timed
+
+
+call_model = _timed(call_model)
+''', "a timing decorator awaits call_model and returns its reply: the same request, the same client"),
     Alternative("call_model_client_from_a_helper", "05", "nano/model.py", CALL_MODEL, '''\
     return await _the_client().messages.create(
         model=MODEL,

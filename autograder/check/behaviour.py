@@ -17,9 +17,11 @@ The independent check (independent.py) runs them for `nano-course grade`, and th
 hidden part runs the same ones under stock nbgrader (stock.py).
 """
 
+import hashlib
 import importlib
+import json
 import random
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
 
@@ -86,11 +88,20 @@ def keys(behaviours: Iterable[Behaviour]) -> list[str]:
     return found
 
 
-def rng_for(seed: int | str, student: str, key: str) -> random.Random:
+def rng_for(seed: int | str, student: str, key: str, hand_in: str = "") -> random.Random:
     """The draw of one behaviour for one student: it depends on the course's grading seed, the
-    student and the behaviour only, so a re-grade draws the same inputs, and a student's inputs
-    are not the next student's."""
-    return random.Random(f"{seed}:{student}:{key}")
+    student, the hand-in (its `digest`) and the behaviour only, so a re-grade draws the same
+    inputs, a student's inputs are not the next student's, and a hand-in changed to answer the
+    inputs a feedback page showed draws new ones."""
+    return random.Random(f"{seed}:{student}:{hand_in}:{key}")
+
+
+def digest(files: Mapping[str, str], answers: Mapping[str, str]) -> str:
+    """What a hand-in's draws follow: a digest of what it hands in to be graded, its nano/*.py
+    ({"nano/tools.py": text}) and its notebooks' answer cells ({grade_id: source}), which
+    grading reads before any of it runs (independent.student_files)."""
+    text = json.dumps({"files": dict(files), "answers": dict(answers)}, sort_keys=True, ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 HIDDEN = ("### BEGIN HIDDEN TESTS", "### END HIDDEN TESTS")

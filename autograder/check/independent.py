@@ -90,20 +90,21 @@ def keyed(behaviours: list[Behaviour]) -> list[tuple[str, Behaviour]]:
 
 
 def run(workspace: Path, items: list[tuple[str, Behaviour]], seed: str, student: str, *,
-        answers: Mapping[str, str] | None = None, unsafe: bool = False, nice: int | None = None,
-        timeout: int = TIMEOUT, budget: float = BUDGET, bounds: Bounds = Bounds(),
-        noted: list[str] | None = None) -> list[Run]:
+        answers: Mapping[str, str] | None = None, hand_in: str = "", unsafe: bool = False,
+        nice: int | None = None, timeout: int = TIMEOUT, budget: float = BUDGET,
+        bounds: Bounds = Bounds(), noted: list[str] | None = None) -> list[Run]:
     """Drive and judge the behaviours `items` ((key, behaviour) pairs) on the hand-in in
     `workspace` (its nano/*.py; `answers`: its answer cells), one after another in one subject
-    process, a fresh one after any is lost. The inputs come from `seed`, `student` and each
-    behaviour's key. A behaviour not begun before `budget` seconds have passed is LATE. Which
-    bound of trees.py a tree the subject left passed (removed at its close) is added to `noted`."""
+    process, a fresh one after any is lost. The inputs come from `seed`, `student`, the hand-in's
+    digest `hand_in` (behaviour.digest) and each behaviour's key. A behaviour not begun before
+    `budget` seconds have passed is LATE. Which bound of trees.py a tree the subject left passed
+    (removed at its close) is added to `noted`."""
     runs = []
     deadline = time.monotonic() + budget
     subject = Subject(workspace, answers, unsafe=unsafe, bounds=bounds, nice=nice, startup=STARTUP)
     try:
         for key, b in items:
-            inputs = b.inputs(behaviour.rng_for(seed, student, key))
+            inputs = b.inputs(behaviour.rng_for(seed, student, key, hand_in))
             seconds = b.timeout or timeout
             if time.monotonic() > deadline:
                 runs.append(Run(inputs, None, Verdict(key, LATE, did_not_finish(seconds, "the check's time for the "
@@ -252,12 +253,14 @@ def student_files(workspace: Path) -> tuple[dict[str, str], dict[str, str]]:
 
 def check_files(course: Path, files: Mapping[str, str], answers: Mapping[str, str], seed: str, student: str,
                 items: list[tuple[str, Behaviour]], **options) -> list[Run]:
-    """`run` on a workspace made of the course and a hand-in's files."""
+    """`run` on a workspace made of the course and a hand-in's files, drawing the inputs that
+    follow those files (behaviour.digest)."""
     if not items:
         return []
     with tempfile.TemporaryDirectory(prefix="nano-check-ws-") as tmp:
         workspace = make_workspace(course, files, Path(tmp) / "workspace")
-        return run(workspace, items, seed, student, answers=answers, **options)
+        return run(workspace, items, seed, student, answers=answers, hand_in=behaviour.digest(files, answers),
+                   **options)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -342,20 +345,22 @@ def check_submission(job: Job, files: Mapping[str, str], answers: Mapping[str, s
     verdicts = [Verdict(r.verdict.key, HELD, detail="the reference solution did not finish it in time either: the "
                         "grader could not confirm this behaviour works") if r.verdict.key in late else r.verdict
                 for r in runs]
-    write_record(job.private / RECORD, ref["seed"], student, [Run(r.inputs, r.seen, v) for r, v in zip(runs, verdicts)])
+    write_record(job.private / RECORD, ref["seed"], student, [Run(r.inputs, r.seen, v) for r, v in zip(runs, verdicts)],
+                 behaviour.digest(files, answers))
     return cell_states(verdicts)
 
 
 RECORD = "check.json"  # in a private course; COURSE/checks/<student>.json once merged
 
 
-def write_record(path: Path, seed: str, student: str, runs: list[Run]) -> None:
-    """What the check did to one hand-in, for the instructor, the feedback and `replay`."""
+def write_record(path: Path, seed: str, student: str, runs: list[Run], hand_in: str) -> None:
+    """What the check did to one hand-in, for the instructor, the feedback and `replay`: with the
+    inputs, the digest of the hand-in they were drawn for (`hand_in`)."""
     def bounded(value):
         text = json.dumps(value, ensure_ascii=False)
         return value if len(text) <= RECORD_LIMIT else {"__large__": f"{len(text)} characters, not kept"}
 
-    data = {"seed": seed, "student": student,
+    data = {"seed": seed, "student": student, "digest": hand_in,
             "behaviours": [{**r.verdict.plain(), "inputs": bounded(r.inputs), "seen": bounded(r.seen)} for r in runs]}
     path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 

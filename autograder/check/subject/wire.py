@@ -80,8 +80,8 @@ class Set:
 @dataclass(frozen=True)
 class Stand:
     """Until the next Reset, every call of the function at `target` calls the driver's
-    `handler` instead (an Invoke), however the code under test reaches the function. `also`:
-    modules whose own name for it must be replaced too, where it is not the same object."""
+    `handler` instead (an Invoke), however the code under test reaches the function (see
+    nano.testing.stand_in). `also`: modules, beyond nano's, whose names for it are rebound too."""
     id: int
     target: str
     handler: str

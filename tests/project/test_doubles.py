@@ -1,0 +1,188 @@
+"""Doubles reach the code under test however it is written, and a hand-in's draws follow it
+(issue 31, findings 8 and 9).
+
+- nano.testing.stand_in, the one way both `./ok` and the grader's subject put a double in place
+  of a function, reaches a decorated (functools.wraps) function, a closure, a functools.partial,
+  a callable object and a name bound by `from ... import`, and puts everything back;
+- `./ok 05` (and 02) pass on a workspace whose run_tool and call_model are decorated, or whose
+  run_tool is a closure;
+- through real grading (`nano-course grade`), the decorated hand-in keeps 10/10; graded twice it
+  draws the same inputs, and changed by one line it draws new ones (checks/<student>.json).
+"""
+
+import asyncio
+import functools
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from autograder.authoring import release
+from autograder.authoring.alternatives import ALTERNATIVES
+from autograder.authoring.mutants import apply
+from autograder.grading import grade, records, results
+
+BY_NAME = {a.name: a for a in ALTERNATIVES}
+DECORATED = ("run_tool_logged_by_a_decorator", "call_model_timed_by_a_decorator")
+TIMEOUT = 20
+
+
+# ---------------------------------------------------------------------------------------------
+# stand_in, on every shape of function, in nano.tools with nano.loop's `from nano.tools import`
+
+def logged(function):
+    @functools.wraps(function)
+    def wrapper(*args, **kwargs):
+        return function(*args, **kwargs)
+    return wrapper
+
+
+def closure():
+    table = {"read_file": lambda **input: "real"}
+
+    def run_tool(name, input):
+        return table[name](**input)
+    return run_tool
+
+
+class Runner:
+    def __call__(self, name, input):
+        return "real"
+
+
+def real(name, input):
+    return "real"
+
+
+SHAPES = {"plain": lambda: real, "wraps": lambda: logged(real), "closure": closure,
+          "partial": lambda: functools.partial(lambda prefix, name, input: prefix, "real"), "object": Runner}
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_stand_in_reaches_every_shape_and_every_name_and_puts_them_back(shape, monkeypatch):
+    import nano.loop
+    import nano.tools
+    from nano.testing import stand_in
+
+    function = SHAPES[shape]()
+    monkeypatch.setattr(nano.tools, "run_tool", function)
+    monkeypatch.setattr(nano.loop, "run_tool", function)
+    with stand_in(nano.tools.run_tool, lambda name, input: f"double {name}"):
+        assert nano.loop.run_tool("read_file", {}) == "double read_file"
+        assert nano.tools.run_tool("read_file", {}) == "double read_file"
+    assert nano.loop.run_tool is function and nano.tools.run_tool is function
+    assert function("read_file", {}) == "real"
+
+
+def test_stand_in_reaches_a_wrapped_function_through_a_table_that_holds_it(monkeypatch):
+    """A decorated function's own code is swapped too: a table built before the block meets the double."""
+    import nano.tools
+    from nano.testing import stand_in
+
+    wrapped = logged(real)
+    monkeypatch.setattr(nano.tools, "run_tool", wrapped)
+    table = {"run": wrapped}
+    with stand_in(nano.tools.run_tool, lambda name, input: "double"):
+        assert table["run"]("read_file", {}) == "double"
+    assert table["run"]("read_file", {}) == "real"
+
+
+def test_stand_in_awaits_for_a_timed_coroutine_function(monkeypatch):
+    import nano.loop
+    import nano.model
+    from nano.testing import stand_in
+
+    async def call_model(messages):
+        return "real"
+
+    def timed(function):
+        @functools.wraps(function)
+        async def wrapper(*args, **kwargs):
+            return await function(*args, **kwargs)
+        return wrapper
+
+    async def double(messages):
+        return "double"
+
+    monkeypatch.setattr(nano.model, "call_model", timed(call_model))
+    monkeypatch.setattr(nano.loop, "call_model", nano.model.call_model)
+    with stand_in(nano.model.call_model, double):
+        assert asyncio.run(nano.loop.call_model([])) == "double"
+        assert asyncio.run(call_model([])) == "double"
+    with stand_in(nano.model.call_model, lambda messages: "plain"):  # a plain double, awaited all the same
+        assert asyncio.run(nano.loop.call_model([])) == "plain"
+    assert asyncio.run(nano.loop.call_model([])) == "real"
+
+
+# ---------------------------------------------------------------------------------------------
+# ./ok on decorated and closure-built functions
+
+def ok(where: Path, lecture: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "ok", lecture], cwd=where, capture_output=True, text=True, timeout=300)
+
+
+def solved_with(release_dir: Path, where: Path, *names: str) -> Path:
+    work = release.solve_workspace(release.make_workspace(release_dir, where))
+    for name in names:
+        apply(work, BY_NAME[name])
+    return work
+
+
+@pytest.mark.parametrize("names", [DECORATED, ("run_tool_built_by_a_closure",)], ids=["decorated", "closure"])
+def test_ok_passes_on_decorated_and_closure_built_functions(course, tmp_path, names):
+    work = solved_with(course / "release" / release.ASSIGNMENT, tmp_path / "ws", *names)
+    for lecture in ("02", "05"):
+        done = ok(work, lecture)
+        assert done.returncode == 0 and not done.stderr, done.stdout + done.stderr
+        assert done.stdout.rstrip().splitlines()[-1].endswith(" passed, 0 failed"), done.stdout
+
+
+# ---------------------------------------------------------------------------------------------
+# Through real grading: the decorated hand-in keeps its points; its draws follow it
+
+def nano_course(subs: Path, course: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([str(Path(sys.executable).with_name("nano-course")), "grade", str(subs),
+                           "--course", str(course), "--timeout", str(TIMEOUT)], capture_output=True, text=True)
+
+
+def record(course: Path, student: str) -> dict:
+    return json.loads((course / "checks" / f"{student}.json").read_text(encoding="utf-8"))
+
+
+@pytest.mark.slow
+def test_a_decorated_hand_in_keeps_10_of_10_and_draws_follow_the_hand_in(course, tmp_path):
+    release_dir = course / "release" / release.ASSIGNMENT
+    first, again, changed = tmp_path / "first", tmp_path / "again", tmp_path / "changed"
+    for where in (first, again, changed):  # copies of one course: one grading seed
+        shutil.copytree(course, where)
+    subs = tmp_path / "subs"
+    solved_with(release_dir, subs / "decorated", *DECORATED)
+    solved_with(release_dir, subs / "closure", "run_tool_built_by_a_closure")
+    resubmitted = tmp_path / "resubmitted"
+    shutil.copytree(subs / "decorated", resubmitted / "decorated")
+    tools = resubmitted / "decorated" / "nano" / "tools.py"
+    tools.write_text(tools.read_text(encoding="utf-8") + "\n# handed in again\n", encoding="utf-8")
+
+    runs = {where.name: nano_course(source, where) for where, source in
+            ((first, subs), (again, subs), (changed, resubmitted))}
+    for name, done in runs.items():
+        assert done.returncode == 0, f"{name}:\n{done.stdout}{done.stderr}"
+
+    full = grade.max_points(first)
+    grades = {g.student: g for g in results.read_grades(first)}
+    for student in ("decorated", "closure"):
+        assert grades[student].scores == pytest.approx(full), grades[student]
+        assert not [p for p in grades[student].problems if p.kind == records.GRADER], grades[student]
+    assert (first / "grades.csv").read_bytes().count(b"\n") == 3
+
+    one, two, other = record(first, "decorated"), record(again, "decorated"), record(changed, "decorated")
+    assert one["digest"] and one["digest"] == two["digest"] != other["digest"]
+    assert [b["inputs"] for b in one["behaviours"]] == [b["inputs"] for b in two["behaviours"]]
+    drawn = {b["key"]: b["inputs"] for b in one["behaviours"]}
+    moved = [b["key"] for b in other["behaviours"] if b["inputs"] != drawn.get(b["key"])]
+    assert len(moved) >= len(drawn) // 2, f"only {moved} of {len(drawn)} behaviours drew new inputs"
+    regraded = {g.student: g for g in results.read_grades(changed)}
+    assert regraded["decorated"].scores == pytest.approx(full), regraded["decorated"]
