@@ -12,6 +12,7 @@ checks and the grader's subject process (autograder/check/subject/harness.py) bo
 import base64
 import contextlib
 import copy
+import functools
 import hashlib
 import inspect
 import itertools
@@ -238,13 +239,13 @@ def stand_in(function, double, also: Iterable[Any] = ()):
     """For the length of the block, a call to `function` calls `double` instead, however the
     code under test reaches it and however `function` is written.
 
-    Two things are changed, and both put back at the end. A plain function's code is swapped
-    for a forwarder's, so every name and every table holding it meets the double; a decorated
-    one's (functools.wraps), whose own code is a closure's, is reached through `__wrapped__`.
-    And every name that holds `function` itself in a module of `nano` (`run_tool` in nano.tools,
+    A plain function's code is swapped for a forwarder's, so every name and every table holding
+    it meets the double, and it keeps its name. Any other `function` has no code to swap (a
+    decorated one's wrapper, a closure, a `functools.partial`, a callable object, a builtin):
+    what it wraps (`__wrapped__`, as functools.wraps sets it) has its code swapped if it can,
+    and every name that holds `function` itself in a module of `nano` (`run_tool` in nano.tools,
     and in nano.loop after `from nano.tools import run_tool`) or in one of `also` (modules or
-    classes) is bound to the forwarder: that reaches a closure, a `functools.partial`, a callable
-    object or a builtin, which have no code to swap.
+    classes) is bound to a forwarder with its name and docstring. All is put back at the end.
 
     `double` may be a plain or a coroutine function: where `function` is awaited, what `double`
     returns is awaited if it can be.
@@ -257,13 +258,14 @@ def stand_in(function, double, also: Iterable[Any] = ()):
             forward = _forwarder(double, inspect.iscoroutinefunction(swapped))
             swapped.__code__ = forward.__code__
             swapped.__defaults__, swapped.__kwdefaults__ = forward.__defaults__, forward.__kwdefaults__
-        forward = _forwarder(double, _asynchronous(function))
-        holders = [m for name, m in list(sys.modules.items()) if name == "nano" or name.startswith("nano.")]
-        for holder in [*holders, *also]:
-            for name, value in list(vars(holder).items()):
-                if value is function:
-                    setattr(holder, name, forward)
-                    bound.append((holder, name))
+        if swapped is not function:  # its names must be rebound: to a forwarder that looks like it
+            forward = functools.update_wrapper(_forwarder(double, _asynchronous(function)), function, updated=())
+            holders = [m for name, m in list(sys.modules.items()) if name == "nano" or name.startswith("nano.")]
+            for holder in [*holders, *also]:
+                for name, value in list(vars(holder).items()):
+                    if value is function:
+                        setattr(holder, name, forward)
+                        bound.append((holder, name))
         yield
     finally:
         for holder, name in reversed(bound):

@@ -73,8 +73,22 @@ def test_stand_in_reaches_every_shape_and_every_name_and_puts_them_back(shape, m
     with stand_in(nano.tools.run_tool, lambda name, input: f"double {name}"):
         assert nano.loop.run_tool("read_file", {}) == "double read_file"
         assert nano.tools.run_tool("read_file", {}) == "double read_file"
+        if hasattr(function, "__name__"):  # a stand-in keeps the name a table may be keyed by
+            assert nano.loop.run_tool.__name__ == function.__name__
     assert nano.loop.run_tool is function and nano.tools.run_tool is function
     assert function("read_file", {}) == "real"
+
+
+def test_stand_in_leaves_a_plain_function_where_it_is_with_its_name():
+    """A table built at call time from the module's names, by __name__ (run_tool_as_a_class), still finds it."""
+    import nano.tools
+    from nano.testing import stand_in
+
+    original = nano.tools.read_file
+    with stand_in(nano.tools.read_file, lambda path: "double"):
+        assert nano.tools.read_file is original and nano.tools.read_file.__name__ == "read_file"
+        assert {tool.__name__: tool for tool in (nano.tools.read_file,)}["read_file"]("x") == "double"
+    assert nano.tools.read_file is original and original.__code__.co_name == "read_file"
 
 
 def test_stand_in_reaches_a_wrapped_function_through_a_table_that_holds_it(monkeypatch):
