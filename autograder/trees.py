@@ -117,7 +117,8 @@ def copy(top: Path, into: int, wanted: Callable[[tuple[str, ...]], bool], bounds
          inside: Callable[[Entry], bool] | None = None) -> None:
     """Copy what `top` holds within `bounds` into the open folder `into`: each folder and regular
     file whose path below `top` (its names, as a tuple) is `wanted`; nothing else (no links, no
-    FIFOs, nothing below a folder not copied). Files get mode 0644 and folders 0755."""
+    FIFOs, nothing below a folder not copied). Files get mode 0644 (0755 if any may run it) and
+    folders 0755."""
     made = [into]  # the folder made for each level of the walk, from `into` down
     names: list[str] = []
 
@@ -138,7 +139,7 @@ def copy(top: Path, into: int, wanted: Callable[[tuple[str, ...]], bool], bounds
                 source = os.open(entry.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=entry.folder)
                 try:
                     target = os.open(entry.name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC,
-                                     0o644, dir_fd=parent)
+                                     0o755 if mode & 0o111 else 0o644, dir_fd=parent)
                     with open(source, "rb", closefd=False) as src, open(target, "wb") as dst:
                         shutil.copyfileobj(src, dst)
                 finally:
