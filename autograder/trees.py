@@ -50,9 +50,10 @@ class Entry:
 
 
 def walk(top: Path, visit: Callable[[Entry], None], bounds: Bounds = Bounds(),
-         past: Callable[[Entry], None] | None = None) -> str | None:
+         past: Callable[[Entry], None] | None = None, inside: Callable[[Entry], bool] | None = None) -> str | None:
     """Call `visit` on every entry of `top` within `bounds` (depth-first, names in order, links
-    not followed), and `past` on each entry beyond them (instead of looking inside it). Returns
+    not followed), and `past` on each entry beyond them (instead of looking inside it); a folder
+    for which `inside` says False is visited but not looked into. Returns
     None, or which bound the tree passed, in words. An entry that vanishes or cannot be read
     is skipped; `top` itself is not visited. At most `bounds.depth` folders are open at once."""
     try:
@@ -82,7 +83,7 @@ def walk(top: Path, visit: Callable[[Entry], None], bounds: Bounds = Bounds(),
                 continue
             seen += 1
             visit(entry)
-            if stat.S_ISDIR(info.st_mode):
+            if stat.S_ISDIR(info.st_mode) and (inside is None or inside(entry)):
                 with contextlib.suppress(OSError):
                     inner = os.open(name, OPEN, dir_fd=folder)
                     stack.append((inner, iter(_names(inner))))
@@ -91,6 +92,12 @@ def walk(top: Path, visit: Callable[[Entry], None], bounds: Bounds = Bounds(),
             with contextlib.suppress(OSError):
                 os.close(folder)
     return passed
+
+
+def escaped(name: str) -> str:
+    """A file name as the file system gave it (undecodable bytes as lone surrogates, os.fsdecode)
+    as text that holds none: each such byte as a backslash escape, "\\xff"."""
+    return os.fsencode(name).decode("utf-8", "backslashreplace")
 
 
 def _names(folder: int) -> list[str]:
@@ -106,10 +113,12 @@ def bound(top: Path, visit: Callable[[Entry], None] = lambda entry: None, bounds
     return walk(top, visit, bounds, past=lambda entry: remove_at(entry.folder, entry.name))
 
 
-def copy(top: Path, into: int, wanted: Callable[[tuple[str, ...]], bool], bounds: Bounds = Bounds()) -> None:
+def copy(top: Path, into: int, wanted: Callable[[tuple[str, ...]], bool], bounds: Bounds = Bounds(),
+         inside: Callable[[Entry], bool] | None = None) -> None:
     """Copy what `top` holds within `bounds` into the open folder `into`: each folder and regular
     file whose path below `top` (its names, as a tuple) is `wanted`; nothing else (no links, no
-    FIFOs, nothing below a folder not copied). Files get mode 0644 and folders 0755."""
+    FIFOs, nothing below a folder not copied). Files get mode 0644 (0755 if any may run it) and
+    folders 0755."""
     made = [into]  # the folder made for each level of the walk, from `into` down
     names: list[str] = []
 
@@ -130,14 +139,14 @@ def copy(top: Path, into: int, wanted: Callable[[tuple[str, ...]], bool], bounds
                 source = os.open(entry.name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=entry.folder)
                 try:
                     target = os.open(entry.name, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW | os.O_CLOEXEC,
-                                     0o644, dir_fd=parent)
+                                     0o755 if mode & 0o111 else 0o644, dir_fd=parent)
                     with open(source, "rb", closefd=False) as src, open(target, "wb") as dst:
                         shutil.copyfileobj(src, dst)
                 finally:
                     os.close(source)
 
     try:
-        walk(top, visit, bounds)
+        walk(top, visit, bounds, inside=inside)
     finally:
         for folder in made[1:]:
             with contextlib.suppress(OSError):

@@ -48,6 +48,7 @@ from pathlib import Path
 from autograder import trees
 from autograder.check.subject import wire
 from autograder.course import ROOT
+from autograder.trees import escaped
 from autograder.sandbox import bwrap
 from autograder.sandbox import space
 
@@ -549,12 +550,6 @@ def _parents() -> dict[int, int]:
             with contextlib.suppress(KeyError, ValueError, TypeError):
                 parents[int(entry)] = int(status[b"PPid"])
     return parents
-
-
-def escaped(name: str) -> str:
-    """A file name as the file system gave it (undecodable bytes as lone surrogates, os.fsdecode)
-    as text that holds none: each such byte as a backslash escape, "\\xff"."""
-    return os.fsencode(name).decode("utf-8", "backslashreplace")
 
 
 def _target(target: str | Ref) -> str:

@@ -23,10 +23,11 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from autograder import trees
 from autograder.grading import lms
 from autograder.grading import roster as rosters
 from autograder.limits import (MAX_BYTES, MAX_DEPTH, MAX_DOWNLOAD_BYTES, MAX_DOWNLOAD_FILES, MAX_FILES,
-                               MAX_RATIO, RATIO_FLOOR)
+                               MAX_RATIO, RATIO_FLOOR, TREE_DEPTH)
 
 STUDENT_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.@-]{0,63}$")
 JUNK_DIRS = {"__MACOSX", ".ipynb_checkpoints", "__pycache__", ".git", ".venv", "venv"}
@@ -239,6 +240,9 @@ def unpack(archive: Path, dest: Path, max_bytes: int = MAX_BYTES, max_files: int
                                   "submission (path traversal)")
             if info.flag_bits & 0x1:
                 raise IntakeError(f"{refused}: member {name!r} is encrypted")
+            if len(parts) > MAX_DEPTH + TREE_DEPTH:
+                raise IntakeError(f"{refused}: it holds folders nested more than {TREE_DEPTH} deep: hand in the "
+                                  "workspace without them")
             total += info.file_size
             if total > max_bytes:
                 raise IntakeError(f"{refused}: it unpacks to more than {max_bytes // 1_000_000} MB, "
@@ -308,37 +312,52 @@ def _is_workspace(folder: Path) -> bool:
 
 
 def copy_clean(src: Path, dest: Path, max_bytes: int = MAX_BYTES, max_files: int = MAX_FILES) -> list[str]:
-    """Copy the workspace `src` to `dest` without junk or symbolic links; return what was left out."""
+    """Copy the workspace `src` to `dest` without junk or symbolic links; return what was left out.
+    A hand-in's tree is walked without recursion (trees.py): one nested past TREE_DEPTH levels or
+    holding more than `max_files` files is refused before anything is copied."""
     total, count, skipped, largest = 0, 0, [], (0, "")
-    for dirpath, dirnames, filenames in os.walk(src):
-        dirnames[:] = sorted(d for d in dirnames if d not in JUNK_DIRS)
-        for name in filenames:
-            path = Path(dirpath, name)
-            if JUNK_FILES.match(name):
-                continue
-            if path.is_symlink() or not path.is_file():
-                skipped.append(str(path.relative_to(src)))
-                continue
-            size = path.stat().st_size
-            total += size
-            count += 1
-            largest = max(largest, (size, str(path.relative_to(src))))
-            if count > max_files:
-                raise IntakeError(f"holds more than the limit of {max_files} files: not graded")
+    names: list[str] = []
+
+    def measure(entry: trees.Entry) -> None:
+        nonlocal total, count, largest
+        del names[entry.depth - 1:]
+        names.append(trees.escaped(entry.name))
+        if not _wanted(tuple(names)) or stat.S_ISDIR(entry.info.st_mode):
+            return
+        shown = "/".join(names)
+        if not stat.S_ISREG(entry.info.st_mode):
+            skipped.append(shown)
+            return
+        total += entry.info.st_size
+        count += 1
+        largest = max(largest, (entry.info.st_size, shown))
+        if count > max_files:
+            raise IntakeError(f"holds more than the limit of {max_files} files: not graded")
+
+    passed = trees.walk(src, measure, trees.Bounds(entries=max(trees.Bounds().entries, 4 * max_files)),
+                        inside=_not_junk)
+    if passed:
+        raise IntakeError(f"holds {passed}: not graded; hand in the workspace without them")
     if total > max_bytes:
         raise IntakeError(f"larger than the limit of {max_bytes // 1_000_000} MB ({total / 1e6:.1f} MB; its "
                           f"largest file: {largest[1]}, {largest[0] / 1e6:.1f} MB): not graded; hand in "
                           "without what does not belong in the workspace")
-    for dirpath, dirnames, filenames in os.walk(src):
-        dirnames[:] = [d for d in dirnames if d not in JUNK_DIRS and not Path(dirpath, d).is_symlink()]
-        rel = Path(dirpath).relative_to(src)
-        (dest / rel).mkdir(parents=True, exist_ok=True)
-        for name in filenames:
-            path = Path(dirpath, name)
-            if JUNK_FILES.match(name) or path.is_symlink() or not path.is_file():
-                continue
-            shutil.copy2(path, dest / rel / name)
+    dest.mkdir(parents=True, exist_ok=True)
+    into = os.open(dest, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        trees.copy(src, into, _wanted, inside=_not_junk)
+    finally:
+        os.close(into)
     return [f"ignored symbolic link {name}" for name in skipped]
+
+
+def _not_junk(entry: trees.Entry) -> bool:
+    return entry.name not in JUNK_DIRS
+
+
+def _wanted(names: tuple[str, ...]) -> bool:
+    """Whether the entry at `names` (its path below a workspace) is copied: not junk, nor in it."""
+    return not any(name in JUNK_DIRS for name in names) and not JUNK_FILES.match(names[-1])
 
 
 def assemble(parts: tuple[tuple[Path, str], ...], dest: Path) -> list[str]:
@@ -406,8 +425,7 @@ def _replace(root: Path, dest: Path) -> list[str]:
     with tempfile.TemporaryDirectory(prefix="nano-intake-") as tmp:
         fresh = Path(tmp, "copy")
         notes = copy_clean(root, fresh)  # raises before anything at dest is touched
-        if dest.parent.exists():
-            shutil.rmtree(dest.parent)
+        trees.remove(dest.parent)
         dest.parent.mkdir(parents=True)
         shutil.move(str(fresh), str(dest))
     _stamp(dest)
