@@ -23,7 +23,8 @@ import pytest
 from autograder.authoring import release
 from autograder.authoring.alternatives import ALTERNATIVES
 from autograder.authoring.mutants import apply
-from autograder.grading import grade, records, results
+from autograder import records
+from autograder.grading import grade, results
 
 BY_NAME = {a.name: a for a in ALTERNATIVES}
 DECORATED = ("run_tool_logged_by_a_decorator", "call_model_timed_by_a_decorator")

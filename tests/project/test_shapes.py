@@ -17,7 +17,8 @@ import pytest
 
 from autograder.authoring import notebooks, release
 from autograder.check import independent
-from autograder.grading import grade, outcomes, records, results
+from autograder import records
+from autograder.grading import grade, outcomes, results
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("shapes")]
 PAYLOADS = Path(__file__).parent / "payloads"
