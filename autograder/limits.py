@@ -106,6 +106,13 @@ class SandboxLimits:
 SANDBOX = SandboxLimits()
 
 # Taking the hand-ins in (grading/intake.py) and reaching a cluster (grading/cluster.py).
+def workers() -> int:
+    """Students graded at once on this machine, unless told otherwise (grade.default_workers): a
+    worker waits on its kernel, on sleeping test commands and on the gradebook as much as it
+    computes, so four per CPU, at most 8. The sandboxes' CPU group weighs as many (bwrap.cpu_group)."""
+    return min(8, 4 * (os.cpu_count() or 1))
+
+
 MAX_BYTES = 50_000_000  # one hand-in unpacked: a workspace is under 1 MB; this leaves room for outputs and data
 MAX_FILES = 5_000  # files in one hand-in
 MAX_RATIO = 200  # uncompressed / compressed size of one zip member larger than RATIO_FLOOR

@@ -36,7 +36,7 @@ import signal
 import threading
 from pathlib import Path
 
-from autograder import lock, trees
+from autograder import limits, lock, trees
 from autograder.authoring import notebooks, release
 from autograder.check import behaviour, independent
 from autograder.course import Course, lecture_of, require
@@ -359,7 +359,7 @@ def default_workers(environ=os.environ) -> int:
     oversubscribed several times over."""
     said = environ.get(WORKERS_VARIABLE, "").strip()
     if not said:
-        return min(8, 4 * (os.cpu_count() or 1))
+        return limits.workers()
     if not said.isdigit() or int(said) < 1:
         raise ValueError(f"{WORKERS_VARIABLE} must be a whole number of students graded at once, "
                          f"at least 1, not {said!r}")

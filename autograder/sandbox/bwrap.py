@@ -47,6 +47,7 @@ from pathlib import Path
 
 from autograder import lock, trees
 from autograder.limits import SANDBOX, ZYGOTE_START, SandboxLimits
+from autograder.limits import workers as machine_workers
 
 
 Limits = SandboxLimits  # what one sandboxed process may use: see autograder/limits.py
@@ -197,12 +198,11 @@ def cpu_group(nice: int) -> Path | None:
     below the cgroup this process is in, in the cpu controller's own hierarchy (cgroup v1,
     cpu.shares) or the unified one (cgroup v2, cpu.weight, where the cpu controller can be
     enabled for it). CPU_GROUPS weighs as many processes at nice 0 as a grading run has workers
-    (four a CPU, grade.default_workers), so that the kernels, whose cells run against the clock,
+    (limits.workers), so that the kernels, whose cells run against the clock,
     are not starved by the grader's own processes on a busy machine; inside it each group weighs
     as one process at its nice value: the sandboxes at nice 0 (the reference's) come first, and
     however many processes and sessions the others start, together they weigh as one process at
-    their nice value. None where neither can be made (not
-    root, or no cpu controller to use). Tasks in a cgroup other than the root are never put in
+    their nice value. None where neither can be made (not root, or no cpu controller to use). Tasks in a cgroup other than the root are never put in
     autogroups, so `setsid` in a sandbox makes no new share."""
     mounts: dict[str, tuple[str, Path]] = {}  # "cpu" (v1) or "" (v2) -> (the mount's root, its mount point)
     with contextlib.suppress(OSError), open("/proc/self/mountinfo") as f:
@@ -228,7 +228,7 @@ def cpu_group(nice: int) -> Path | None:
                         if "cpu" not in enabled.read_text().split():
                             enabled.write_text("+cpu")
                     folder.mkdir(mode=0o755, exist_ok=True)
-                workers = 4 * (os.cpu_count() or 1)
+                workers = machine_workers()
                 if key == "cpu":
                     (group.parent / "cpu.shares").write_text(str(1024 * workers))
                     (group / "cpu.shares").write_text(str(max(2, round(1024 / 1.25 ** nice))))
