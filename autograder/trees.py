@@ -40,13 +40,14 @@ class Bounds:
 
 @dataclass(frozen=True)
 class Entry:
-    """One entry of a walked tree: its folder (open while it is visited), name, lstat and level
-    (1 for what lies in the top folder itself)."""
+    """One entry of a walked tree: its folder (open while it is visited), name, lstat, level
+    (1 for what lies in the top folder itself) and path below the top, as names (ending in `name`)."""
 
     folder: int
     name: str
     info: os.stat_result
     depth: int
+    path: tuple[str, ...]
 
 
 def walk(top: Path, visit: Callable[[Entry], None], bounds: Bounds = Bounds(),
@@ -63,18 +64,20 @@ def walk(top: Path, visit: Callable[[Entry], None], bounds: Bounds = Bounds(),
     passed = None
     seen = 0
     stack = [(first, iter(_names(first)))]  # open folders from the top down, each with its names left
+    above: list[str] = []  # the names of the open folders below the top
     try:
         while stack:
             folder, names = stack[-1]
             name = next(names, None)
             if name is None:
                 os.close(stack.pop()[0])
+                del above[max(len(stack) - 1, 0):]
                 continue
             try:
                 info = os.lstat(name, dir_fd=folder)
             except OSError:
                 continue
-            entry = Entry(folder, name, info, len(stack))
+            entry = Entry(folder, name, info, len(stack), (*above, name))
             if seen >= bounds.entries or len(stack) > bounds.depth:
                 passed = passed or (f"more than {bounds.entries} files and folders" if seen >= bounds.entries
                                     else f"folders nested more than {bounds.depth} deep")
@@ -87,6 +90,7 @@ def walk(top: Path, visit: Callable[[Entry], None], bounds: Bounds = Bounds(),
                 with contextlib.suppress(OSError):
                     inner = os.open(name, OPEN, dir_fd=folder)
                     stack.append((inner, iter(_names(inner))))
+                    above.append(name)
     finally:
         for folder, _ in stack:
             with contextlib.suppress(OSError):
@@ -120,14 +124,12 @@ def copy(top: Path, into: int, wanted: Callable[[tuple[str, ...]], bool], bounds
     FIFOs, nothing below a folder not copied). Files get mode 0644 (0755 if any may run it) and
     folders 0755."""
     made = [into]  # the folder made for each level of the walk, from `into` down
-    names: list[str] = []
 
     def visit(entry: Entry) -> None:
         for folder in made[entry.depth:]:  # the folders of the entries walked before this one
             os.close(folder)
-        del made[entry.depth:], names[entry.depth - 1:]
-        names.append(entry.name)
-        if len(made) < entry.depth or not wanted(tuple(names)):
+        del made[entry.depth:]
+        if len(made) < entry.depth or not wanted(entry.path):
             return
         parent, mode = made[entry.depth - 1], entry.info.st_mode
         with contextlib.suppress(OSError):

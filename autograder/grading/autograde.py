@@ -251,14 +251,7 @@ def _keep(autograded: Path, disk: int, student: str, *given: Path) -> None:
     included; nothing else the hand-in's code wrote."""
     kept: set[tuple[str, ...]] = set()
     for folder in given:
-        names: list[str] = []
-
-        def note(entry: trees.Entry) -> None:
-            del names[entry.depth - 1:]
-            names.append(entry.name)
-            kept.add((student, folder.name, *names))
-
-        trees.walk(folder, note)
+        trees.walk(folder, lambda entry, top=(student, folder.name): kept.add((*top, *entry.path)))
         kept |= {(student,), (student, folder.name)}
     trees.copy(autograded, disk, kept.__contains__)
 

@@ -316,15 +316,12 @@ def copy_clean(src: Path, dest: Path, max_bytes: int = MAX_BYTES, max_files: int
     A hand-in's tree is walked without recursion (trees.py): one nested past TREE_DEPTH levels or
     holding more than `max_files` files is refused before anything is copied."""
     total, count, skipped, largest = 0, 0, [], (0, "")
-    names: list[str] = []
 
     def measure(entry: trees.Entry) -> None:
         nonlocal total, count, largest
-        del names[entry.depth - 1:]
-        names.append(trees.escaped(entry.name))
-        if not _wanted(tuple(names)) or stat.S_ISDIR(entry.info.st_mode):
+        if not _wanted(entry.path) or stat.S_ISDIR(entry.info.st_mode):
             return
-        shown = "/".join(names)
+        shown = trees.escaped("/".join(entry.path))
         if not stat.S_ISREG(entry.info.st_mode):
             skipped.append(shown)
             return
