@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder.limits import TREE_DEPTH, TREE_ENTRIES
+from checks.folder import escaped  # noqa: F401 (intake names what it refuses with it)
 
 OPEN = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 HELD = 32  # folders `remove` holds open at once; a deeper folder is moved up to be removed later
@@ -96,12 +97,6 @@ def walk(top: Path, visit: Callable[[Entry], None], bounds: Bounds = Bounds(),
             with contextlib.suppress(OSError):
                 os.close(folder)
     return passed
-
-
-def escaped(name: str) -> str:
-    """A file name as the file system gave it (undecodable bytes as lone surrogates, os.fsdecode)
-    as text that holds none: each such byte as a backslash escape, "\\xff"."""
-    return os.fsencode(name).decode("utf-8", "backslashreplace")
 
 
 def _names(folder: int) -> list[str]:

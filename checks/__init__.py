@@ -1,15 +1,15 @@
 """The visible checks, each written once: `./ok NN` runs every check of lecture NN, and a graded
 cell of the notebook runs its own with `check("l05_one_user_message_for_all_results")`.
 
-`lNN.py` holds lecture NN's checks (`l00.py`: is the setup ready), each a function named by its
-id, which for a graded cell is the cell's grade_id. A check runs in a new empty folder that is
-its working directory, with what your code writes to stderr shown as ordinary output (nbgrader
-scores a graded cell that writes to stderr 0); it fails with an AssertionError whose message
-says what went wrong and which section of the lecture to reread. A check may be a coroutine
-function: it then runs on an event loop of its own.
-
-At grading time the graded cells run this folder as the course ships it, and the grade comes
-from the grader's own, independent check, which tries more cases than these.
+`lNN.py` holds lecture NN's checks (`l00.py`: is the setup ready). A lecture's graded behaviours
+are its `RULES` (rule.py): each names its graded cell, and its visible case runs here on your
+code, in this process (local.py), by the very drive and judge the grader runs on more cases.
+A lecture whose rules have not moved here yet has plain check functions, each named by its
+graded cell's id. A check runs in a new empty folder that is its working directory, with what
+your code writes to stderr shown as ordinary output (nbgrader scores a graded cell that writes
+to stderr 0); it fails with an AssertionError whose message says what went wrong and which
+section of the lecture to reread. A check may be a coroutine function: it then runs on an event
+loop of its own.
 """
 
 import asyncio
@@ -48,16 +48,37 @@ def lectures(number: str | None = None) -> list[str]:
 
 
 def load(number: str):
-    """Lecture `number`'s check module (an exception from importing nano/*.py goes through)."""
-    return importlib.import_module(f"checks.l{number}")
+    """Lecture `number`'s check module, with the nano modules its rules drive (`NEEDS`) loaded
+    first: an exception from importing nano/*.py goes through, before any check runs."""
+    module = importlib.import_module(f"checks.l{number}")
+    for name in getattr(module, "NEEDS", ()):
+        importlib.import_module(name)
+    return module
 
 
 def names(module) -> list[str]:
-    """The checks of a module, in the order they are written."""
+    """The checks of a module: its rules' graded cells, then its check functions as written."""
     prefix = f"l{module.__name__[-2:]}_"
     found = [(fn.__code__.co_firstlineno, name) for name, fn in vars(module).items()
              if name.startswith(prefix) and inspect.isfunction(fn) and fn.__module__ == module.__name__]
-    return [name for _, name in sorted(found)]
+    cells = list(dict.fromkeys(rule.grade_id for rule in getattr(module, "RULES", ())))
+    return cells + [name for _, name in sorted(found)]
+
+
+def find(module, name: str) -> Callable:
+    """The check `name` of `module`: a function that runs the visible case of each of the cell's
+    rules in turn, or the check function of that name."""
+    rules = [rule for rule in getattr(module, "RULES", ()) if rule.grade_id == name]
+    if not rules:
+        return getattr(module, name)
+
+    def visible_case():
+        from checks.local import follow
+
+        for rule in rules:
+            follow(rule)
+    visible_case.__name__ = name
+    return visible_case
 
 
 def run(name: str, function: Callable, quiet: bool = False) -> Outcome:
@@ -71,7 +92,8 @@ def run(name: str, function: Callable, quiet: bool = False) -> Outcome:
         said = str(exc)
         return Outcome(name, False, lines(said if "not implemented" in said else f"not implemented yet: {said}"))
     except AssertionError as exc:
-        return Outcome(name, False, lines(str(exc)) or ("failed",))
+        where = exc.__cause__ if exc.__cause__ is not None and diagnose.location(exc.__cause__) else None
+        return Outcome(name, False, (lines(str(exc)) or ("failed",)) + ((diagnose.describe(where),) if where else ()))
     except Exception as exc:
         if diagnose.location(exc) is None or not diagnose.in_package(exc):
             return Outcome(name, False, lines(f"{type(exc).__name__}: {exc}"))
@@ -166,6 +188,18 @@ def check(name: str) -> None:
     The check's code is in checks/lNN.py."""
     if str(ROOT) not in sys.path:
         sys.path.insert(0, str(ROOT))
-    execute(getattr(load(name[1:3]), name))
+    try:
+        execute(find(load(name[1:3]), name))
+    except Exception as exc:
+        raise trimmed(exc) from exc.__cause__
     print(f"PASS  {name}")
+
+
+def trimmed(exc: BaseException) -> BaseException:
+    """`exc` with the frames of the checks' own code cut from the top of its traceback (as
+    pytest hides its own), so that a traceback shows your line, and a failed check its message."""
+    tb = exc.__traceback__
+    while tb is not None and Path(tb.tb_frame.f_code.co_filename).resolve().is_relative_to(HERE):
+        tb = tb.tb_next
+    return exc.with_traceback(tb)
 

@@ -6,7 +6,7 @@ plays back replies that are real `anthropic.types.Message` objects (built with `
 test if the gate is consulted at all; `Transcript` shows an asker's questions and answers as a
 terminal would. `local_api` points `call_model` at the key-free local Messages API of `nano.server`.
 `stand_in` puts a double in place of a function however it is written: the one way the visible
-checks and the grader's subject process (autograder/check/subject/harness.py) both do it.
+checks and the grader's subject process (checks/subject/harness.py) both do it.
 """
 
 import base64

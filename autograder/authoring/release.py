@@ -120,9 +120,7 @@ def assemble_assignment(dest: Path, root: Path = ROOT, lecture_dir: Path | None 
             raise ReleaseError(f"nano/{module.name} has a solution region but no student functions")
         (dest / "nano" / module.name).write_text(text, encoding="utf-8")
     _copy_tree(root / "fixtures", dest / "fixtures")
-    (dest / "checks").mkdir()
-    for check in sorted((root / "checks").glob("*.py")):
-        shutil.copy2(check, dest / "checks" / check.name)
+    shutil.copytree(root / "checks", dest / "checks", ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
     shutil.copy2(root / "ok", dest / "ok")
 
 

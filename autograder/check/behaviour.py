@@ -1,7 +1,10 @@
-"""A graded behaviour, defined once: how its inputs are drawn, how the hand-in is driven, how
-what was seen is judged.
+"""A graded behaviour: a rule (how the hand-in is driven, how what was seen is judged) and how
+its inputs are drawn for each student.
 
-Each graded test cell of a lecture has one or more `Behaviour`s in `behaviours/lNN.py`:
+Each graded test cell of a lecture has one or more `Behaviour`s in `behaviours/lNN.py`. Most are
+a rule of `checks/lNN.py` (checks/rule.py: drive, judge and the visible case, which ./ok and the
+notebook run too) with a `draw` of hidden cases of the same shape (`Behaviour.of`); the rest
+(the quiz's answers, lectures whose rules have not moved to checks/ yet) are written here whole:
 
 - `draw(rng)` picks the inputs (plain data) from a `random.Random`, to which `given` (fixed plain
   data) is added. Inputs may hold what the right answer is: they stay on the grader's side.
@@ -24,6 +27,8 @@ import random
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 
+from checks import rule as rules
+
 
 def no_inputs(rng):
     return {}
@@ -42,18 +47,21 @@ class Behaviour:
     #                                                 is driven once more, and stands only if the
     #                                                 second fails too (a stalled machine is not
     #                                                 the student's fault)
+    visible: dict = field(default_factory=dict)     # a rule's visible case, which the draw extends
+
+    @classmethod
+    def of(cls, rule: rules.Rule, draw: Callable[[random.Random], dict]) -> "Behaviour":
+        """`rule` graded on its visible case with the hidden cases `draw` adds: the draw's value
+        for a key replaces the visible case's (a list of cases holds the visible ones first)."""
+        return cls(rule.grade_id, rule.drive, rule.judge, draw, answers=rule.answers, timeout=rule.timeout,
+                   timed=rule.timed, visible=rule.visible)
 
     def inputs(self, rng: random.Random) -> dict:
-        return {**self.draw(rng), **self.given}
+        return {**self.visible, **self.draw(rng), **self.given}
 
     def failure(self, inputs: dict, seen: dict) -> str | None:
         """The judge's first message, or None; what the judge raises, it raises."""
-        said = self.judge(inputs, seen)
-        if said is None or isinstance(said, str):
-            return said
-        for message in said:
-            return str(message)
-        return None
+        return rules.failure(self.judge, inputs, seen)
 
 
 class GraderError(Exception):

@@ -25,17 +25,13 @@ A behaviour's `drive(subject, inputs)` (behaviour.py) uses a `Subject` like this
 """
 
 import contextlib
-import errno
 import fcntl
-import importlib
 import itertools
-import json
 import os
 import select
 import shutil
 import signal
 import socket
-import stat
 import subprocess
 import sys
 import tempfile
@@ -46,16 +42,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from autograder import trees
-from autograder.check.subject import wire
 from autograder.course import ROOT
-from autograder.trees import escaped
 from autograder.sandbox import bwrap
 from autograder.sandbox import space
+from checks.driving import Driving, Lost
+from checks.folder import READ_LIMIT, Folder
+from checks.processes import alive, descendants, parents, status
+from checks.subject import wire
 
-HARNESS = Path(__file__).with_name("subject")
-READ_LIMIT = 4_000_000  # bytes of one file the driver reads back from a scratch folder
+HARNESS = ROOT / "checks" / "subject"
 SCRATCH_ROOM = 1 << 20  # bytes of the subject's tmpfs made free for each behaviour's scratch files (space.room)
-NAMES_LIMIT = 10_000  # entries of one folder the driver lists in a scratch folder
 
 
 @dataclass(frozen=True)
@@ -68,66 +64,10 @@ class Bounds:
     invokes: int = 20_000  # calls of doubles and proxies in one behaviour
 
 
-def given(name: str):
-    """The course's given module `nano.<name>` (server, testing, trace, protocol...) as the
-    repository holds it: the grader's own copy, for a drive to build scripted replies or serve
-    the Messages API with. Never a hand-in's: no hand-in's folder is ever on this process's path."""
-    root = str(ROOT)
-    if root not in sys.path:
-        sys.path.append(root)
-    return importlib.import_module(f"nano.{name}")
-
-
-class Lost(Exception):
-    """The subject died, hung past the behaviour's time, or broke the protocol or its bounds:
-    the behaviour in progress did not finish, and the next one gets a fresh subject."""
-
-
-@dataclass(frozen=True)
-class Ref:
-    """An object that lives in the subject (a list it was given, a proxy), by its name there."""
-
-    number: int
-
-    def wire(self) -> dict:
-        return {"$ref": self.number}
-
-
-@dataclass(frozen=True)
-class Reply:
-    """What a handler answers an Invoke with, when more than a value: `append` [[i, value]] to
-    the list that was argument i (or the keyword argument i, for a name), then raise `throw`
-    ([class name, message]) or return `value`."""
-
-    value: object = None
-    append: tuple = ()
-    throw: tuple | None = None
-
-
-class Raise(Exception):
-    """Raised by a handler: the double raises exception `kind` (a builtin's name, or
-    "anthropic.RateLimitError"...) with `message` in the subject."""
-
-    def __init__(self, kind: str, message: str = ""):
-        super().__init__(message)
-        self.kind, self.message = kind, message
-
-
-def _wire(value):
-    """A value for the subject: Refs as {"$ref": n}, recursively."""
-    if isinstance(value, Ref):
-        return value.wire()
-    if isinstance(value, (list, tuple)):
-        return [_wire(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _wire(v) for k, v in value.items()}
-    return value
-
-
 COPIED = ("nano", "fixtures")  # what a subject's copy of a workspace holds: the package, its data
 
 
-class Subject:
+class Subject(Driving):
     """One hand-in's `nano`, in a process of its own: started on first use, started afresh after
     it is lost. `workspace`'s nano/ and fixtures/ are copied for each process; `answers` are the
     hand-in's answer cells ({grade_id: source}), run in the subject when a behaviour reads them,
@@ -144,12 +84,7 @@ class Subject:
         self.proc: subprocess.Popen | None = None
         self.sent = 0  # bytes read from every process of this hand-in so far
         self.deadline: float | None = None
-        self.handlers: dict[str, Callable] = {}
-        self.stood: set[str] = set()
-        self.refs: list = []  # the refs of the Invoke being handled (see Invoke.refs)
-        self.kwrefs: dict = {}
-        self._ids = itertools.count(1)
-        self._names = itertools.count(1)
+        super().__init__()
         self._servers: list = []
         self.lost: str | None = None  # why the last process was lost
         self.passed: str | None = None  # which bound a tree its processes left passed (bwrap.settle)
@@ -300,68 +235,7 @@ class Subject:
         self.invokes += 1
         if self.invokes > self.bounds.invokes:
             self._lose(f"it called the doubles more than {self.bounds.invokes} times in one behaviour")
-        handler = self.handlers.get(invoke.handler)
-        self.refs, self.kwrefs = invoke.refs, invoke.kwrefs
-        try:
-            if handler is None:
-                raise Raise("RuntimeError", f"{invoke.handler} is not standing in any more")
-            got = handler(*invoke.args, **{str(k): v for k, v in invoke.kwargs.items()})
-            reply = got if isinstance(got, Reply) else Reply(got)
-        except Raise as exc:
-            reply = Reply(throw=(exc.kind, exc.message))
-        except Lost:
-            raise
-        except Exception as exc:  # a handler given arguments it cannot take: as a function would
-            reply = Reply(throw=(type(exc).__name__ if type(exc).__module__ == "builtins" else "RuntimeError",
-                                 str(exc)[:500]))
-        self._send(wire.Answer(invoke.id, _wire(reply.value), [[i, _wire(v)] for i, v in reply.append],
-                               list(reply.throw) if reply.throw else None))
-
-    def call(self, target: str, *args, capture: bool = False, keep: bool = False, **kwargs) -> dict:
-        """Call `target` in the subject: its outcome ({"value", "type"} or {"raised", "message"},
-        "stdout" and "stderr" with `capture`, "ref" when it returned an object the subject names)
-        and "seconds", the time it took by this process's clock."""
-        start = time.monotonic()
-        outcome = self._request(wire.Call(next(self._ids), target, _wire(list(args)), _wire(kwargs),
-                                          capture, keep))
-        return {**outcome, "seconds": time.monotonic() - start}
-
-    def read(self, target: str | Ref) -> dict:
-        """The outcome of reading `target` ("nano.tools.BASH_TIMEOUT", or a Ref)."""
-        return self._request(wire.Read(next(self._ids), _target(target)))
-
-    def make(self, value) -> Ref:
-        """`value` as an object of the subject's (a list to hand to agent_loop, say)."""
-        return self._ref(self._request(wire.Make(next(self._ids), _wire(value))))
-
-    def set(self, target: str, value) -> dict:
-        """Set the attribute `target` in the subject, until the behaviour ends."""
-        return self._request(wire.Set(next(self._ids), target, _wire(value)))
-
-    def stand(self, target: str, handler: Callable, also=()) -> dict:
-        """Until the behaviour ends, calls of the function at `target` are calls of `handler`
-        here, with plain arguments; it returns a value, a Reply, or raises Raise."""
-        self.handlers[target] = handler
-        if target in self.stood:
-            return {"value": "again"}
-        self.stood.add(target)
-        return self._request(wire.Stand(next(self._ids), target, target, list(also)))
-
-    def proxy(self, kind: str, handler: Callable) -> Ref:
-        """An object of the subject's whose calls are calls of `handler` here (see wire.Proxy)."""
-        name = f"proxy-{next(self._names)}"
-        self.handlers[name] = handler
-        return self._ref(self._request(wire.Proxy(next(self._ids), kind, name)))
-
-    def environ(self, **values: str | None) -> dict:
-        return self._request(wire.Environ(next(self._ids), values))
-
-    def chdir(self, path: Path | str) -> dict:
-        return self._request(wire.Chdir(next(self._ids), str(path)))
-
-    def fresh(self, module: str, name: str) -> dict:
-        """Import a new copy of `module`'s file as `name`: the outcome, with its "ref"."""
-        return self._request(wire.Fresh(next(self._ids), module, name))
+        self._send(self.reply(invoke))
 
     def answers(self, names) -> dict:
         """The values `names` have after the behaviour's answer cells (see `item`) ran."""
@@ -371,12 +245,6 @@ class Subject:
         outcome = self._request(wire.Answers(next(self._ids), sources, list(names)))
         value = outcome.get("value")
         return value if isinstance(value, dict) else {name: {"missing": True} for name in names}
-
-    def _ref(self, outcome: dict) -> Ref:
-        number = outcome.get("ref")
-        if not isinstance(number, int) or isinstance(number, bool):
-            self._lose(f"it could not make an object ({outcome.get('message', 'no name came back')})")
-        return Ref(number)
 
     # --- what is observed here ------------------------------------------------------------
 
@@ -436,7 +304,6 @@ class Subject:
 
 
 # the signals that end a process that neither blocks, ignores nor catches them
-_ENDING = sum(1 << (s - 1) for s in (signal.SIGKILL, signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT))
 NS_GET_PARENT = 0xB702  # ioctl_ns(2): the pid namespace a pid namespace was made in
 
 
@@ -465,10 +332,10 @@ def running(first: int, spare: int = 2) -> list[int]:
             continue
         if space is None:
             continue
-        status = _status(int(entry))
-        if status is None or not _alive(status):
+        state = status(int(entry))
+        if state is None or not alive(state):
             continue
-        inner = status.get(b"NSpid", b"").split()
+        inner = state.get(b"NSpid", b"").split()
         if space == sandbox and (not inner or int(inner[-1]) <= spare):
             continue
         found.append(int(entry))
@@ -478,23 +345,7 @@ def running(first: int, spare: int = 2) -> list[int]:
 def first_inside(bwrap: int) -> int | None:
     """The first process of the sandbox that the bwrap process `bwrap` (started here) runs: its
     one child, in the pid namespace it made."""
-    return next((pid for pid, parent in _parents().items() if parent == bwrap), None)
-
-
-def descendants(pid: int) -> list[int]:
-    """`pid` and the processes it started, and they started, that still run: by parent, read
-    from /proc (a process whose parent ended is given to another, and is no longer found)."""
-    children: dict[int, list[int]] = {}
-    for child, parent in _parents().items():
-        children.setdefault(parent, []).append(child)
-    found, todo = [], [pid]
-    while todo:
-        current = todo.pop()
-        status = _status(current)
-        if status is not None and _alive(status):
-            found.append(current)
-        todo += children.get(current, [])
-    return found
+    return next((pid for pid, parent in parents().items() if parent == bwrap), None)
 
 
 def _namespace(pid: int, sandbox: tuple, within: dict) -> tuple | None:
@@ -520,162 +371,6 @@ def _namespace(pid: int, sandbox: tuple, within: dict) -> tuple | None:
             os.close(each)
     within.update((each, answer) for each in seen)
     return (seen[0] if seen else key) if answer else None
-
-
-def _status(pid: int) -> dict[bytes, bytes] | None:
-    try:
-        with open(f"/proc/{pid}/status", "rb") as f:
-            return dict(row.split(b":", 1) for row in f.read(16384).splitlines() if b":" in row)
-    except OSError:
-        return None
-
-
-def _alive(status: dict[bytes, bytes]) -> bool:
-    """Whether the process of `status` runs: not a zombie, not sent a signal that ends it."""
-    try:
-        state = status[b"State"].split()[0]
-        masks = {k: int(status[k].strip(), 16) for k in (b"SigPnd", b"ShdPnd", b"SigBlk", b"SigIgn", b"SigCgt")}
-    except (KeyError, IndexError, ValueError):
-        return False
-    pending = (masks[b"SigPnd"] | masks[b"ShdPnd"]) & ~(masks[b"SigBlk"] | masks[b"SigIgn"] | masks[b"SigCgt"])
-    return state not in (b"Z", b"X") and not pending & _ENDING
-
-
-def _parents() -> dict[int, int]:
-    """Every process of this machine, and its parent's pid."""
-    parents = {}
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            status = _status(int(entry))
-            with contextlib.suppress(KeyError, ValueError, TypeError):
-                parents[int(entry)] = int(status[b"PPid"])
-    return parents
-
-
-def _target(target: str | Ref) -> str:
-    return f"${target.number}" if isinstance(target, Ref) else target
-
-
-class Folder:
-    """A scratch folder the driver made, reached only through its own file descriptor: what the
-    subject does to the path (a symbolic link, a rename) cannot send a read or a write of the
-    driver's anywhere else. What it reads back (`read`, `text`, `names`) is bounded, and never
-    raises whatever the subject left there: a name is bytes to the file system, and comes back
-    as text with each byte that is not UTF-8 escaped ("odd\\xffname"), so that it can be kept,
-    compared and written anywhere."""
-
-    _serial = itertools.count(1)
-
-    def __init__(self, fd: int, path: Path, uid: int | None):
-        self.fd, self.path, self.uid = fd, path, uid
-
-    @classmethod
-    def make(cls, parent_fd: int, parent: Path, uid: int | None) -> "Folder":
-        while True:
-            name = f"s{next(cls._serial)}"
-            try:
-                os.mkdir(name, 0o755, dir_fd=parent_fd)
-                break
-            except FileExistsError:
-                continue
-        fd = os.open(name, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=parent_fd)
-        if uid is not None:
-            os.fchown(fd, uid, uid)
-        return cls(fd, parent / name, uid)
-
-    def close(self) -> None:
-        with contextlib.suppress(OSError):
-            os.close(self.fd)
-
-    def _walk(self, parts: list[str], create: bool) -> int:
-        """A new descriptor of the folder `parts` below this one, not following links."""
-        fd = os.dup(self.fd)
-        try:
-            for part in parts:
-                if part in ("", ".", ".."):
-                    raise OSError(errno.EINVAL, f"not a plain path component: {part!r}")
-                if create:
-                    with contextlib.suppress(FileExistsError):
-                        os.mkdir(part, 0o755, dir_fd=fd)
-                inner = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
-                if create and self.uid is not None:
-                    os.fchown(inner, self.uid, self.uid)
-                os.close(fd)
-                fd = inner
-            return fd
-        except BaseException:
-            os.close(fd)
-            raise
-
-    def write(self, path: str, text: str) -> None:
-        *folders, name = path.split("/")
-        fd = self._walk(folders, create=True)
-        try:
-            out = os.open(name, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=fd)
-        finally:
-            os.close(fd)
-        try:
-            if self.uid is not None:
-                os.fchown(out, self.uid, self.uid)
-            data = memoryview(text.encode("utf-8"))
-            while data:
-                data = data[os.write(out, data):]
-        finally:
-            os.close(out)
-
-    def mkdir(self, path: str) -> None:
-        os.close(self._walk(path.split("/"), create=True))
-
-    def read(self, path: str, limit: int = READ_LIMIT) -> bytes | None:
-        """The bytes of the regular file at `path` (at most `limit`), or None if there is none
-        (or it is a link, a FIFO, a folder...)."""
-        *folders, name = path.split("/")
-        try:
-            fd = self._walk(folders, create=False)
-        except (OSError, ValueError):
-            return None
-        try:
-            inner = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
-        except (OSError, ValueError):
-            return None
-        finally:
-            os.close(fd)
-        try:
-            if not stat.S_ISREG(os.fstat(inner).st_mode):
-                return None
-            chunks, left = [], limit
-            while left > 0 and (chunk := os.read(inner, min(left, 1 << 20))):
-                chunks.append(chunk)
-                left -= len(chunk)
-            return b"".join(chunks)
-        except OSError:
-            return None
-        finally:
-            os.close(inner)
-
-    def names(self, path: str = "", limit: int = NAMES_LIMIT) -> list[str] | None:
-        """The sorted names in the folder at `path` (this one by default), each escaped (see the
-        class), or None if there is none, it cannot be listed or it holds more than `limit`."""
-        try:
-            fd = self._walk([p for p in path.split("/") if p], create=False)
-        except (OSError, ValueError):
-            return None
-        try:
-            with os.scandir(fd) as entries:
-                found = [escaped(entry.name) for entry in itertools.islice(entries, limit + 1)]
-        except OSError:
-            return None
-        finally:
-            os.close(fd)
-        return sorted(found) if len(found) <= limit else None
-
-    def text(self, path: str, limit: int = READ_LIMIT) -> str | None:
-        """The file at `path` as UTF-8 text, or None if it is missing or not text."""
-        data = self.read(path, limit)
-        try:
-            return None if data is None else data.decode("utf-8")
-        except UnicodeDecodeError:
-            return None
 
 
 class Bridge:
@@ -720,68 +415,3 @@ class Bridge:
         for sock in [self.listener, *self.sockets]:
             with contextlib.suppress(OSError):
                 sock.close()
-
-
-# ---------------------------------------------------------------------------------------------
-# Doubles that record here: the scripted model and the askers.
-
-class Model:
-    """A scripted model whose replies are handed out from here: `subject.model(replies)`. It
-    keeps, in `seen`, the messages each call sent (as the JSON the API would get)."""
-
-    RUNAWAY_AFTER = 20  # calls past the script before the code under test is stopped (nano.testing)
-
-    def __init__(self, replies):
-        self.replies = [_message_json(r) for r in replies]
-        self.seen: list = []
-
-    @property
-    def calls(self) -> int:
-        return len(self.seen)
-
-    def __call__(self, messages=None, *args, **kwargs):
-        self.seen.append(messages)
-        if len(self.seen) > len(self.replies) + self.RUNAWAY_AFTER:
-            raise Raise("Runaway", f"the model was called {len(self.seen)} times: the code under test never stops")
-        if len(self.seen) > len(self.replies):
-            raise Raise("AssertionError", f"the model was called {len(self.seen)} times, but the script has "
-                                          f"only {len(self.replies)} replies")
-        return {"$message": self.replies[len(self.seen) - 1]}
-
-
-class Asker:
-    """A scripted human: each question gets the next answer; past the last, EOFError (or, for
-    `refuse`, an AssertionError: the code under test must not ask). Keeps the prompts."""
-
-    def __init__(self, answers=(), refuse: bool = False):
-        self.answers, self.refuse = list(answers), refuse
-        self.prompts: list = []
-
-    def __call__(self, prompt=None, *args, **kwargs):
-        self.prompts.append(prompt)
-        if self.refuse:
-            raise Raise("AssertionError", f"the gate should not have been consulted, but it asked: {prompt!r}")
-        if len(self.prompts) > len(self.answers) + Model.RUNAWAY_AFTER:
-            raise Raise("Runaway", "the human was asked again and again after the input ended")
-        if len(self.prompts) > len(self.answers):
-            raise Raise("EOFError", f"asked {len(self.prompts)} questions, but only {len(self.answers)} "
-                                    "answers were scripted")
-        return self.answers[len(self.prompts) - 1]
-
-
-def _message_json(reply) -> dict:
-    if hasattr(reply, "model_dump"):
-        return reply.model_dump(mode="json", exclude_none=True)
-    return json.loads(json.dumps(reply))
-
-
-def model(subject: Subject, replies) -> tuple[Model, Ref]:
-    """A scripted model here and its proxy in the subject: (the recorder, what to pass)."""
-    recorder = Model(replies)
-    return recorder, subject.proxy("model", recorder)
-
-
-def asker(subject: Subject, answers=(), refuse: bool = False) -> tuple[Asker, Ref]:
-    """A scripted human here and its proxy in the subject (an object with `question`)."""
-    recorder = Asker(answers, refuse)
-    return recorder, subject.proxy("asker", recorder)

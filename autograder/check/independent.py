@@ -35,7 +35,7 @@ from autograder import notebook, records
 from autograder.check import behaviour
 from autograder.check.behaviour import Behaviour, GraderError
 from autograder.check.driver import Bounds, Lost, Subject
-from autograder.check.subject import wire
+from checks.subject import wire
 from autograder.course import ASSIGNMENT, ROOT, STUDENT_FILES, lecture_of
 from autograder.records import Job, Problem
 from autograder.limits import BEHAVIOUR_TIMEOUT as TIMEOUT, CHECK_BUDGET as BUDGET, CHECK_STARTUP as STARTUP

@@ -17,7 +17,7 @@ CODE_MUTANTS = [m for m in MUTANTS + MORE_MUTANTS if not m.ok]
 # What ./ok must say for some mistakes: the words a student needs, not a traceback's.
 SAYS = {
     "read_file_swallows_a_missing_file": ["  FAIL  02 read_file_missing_path",
-                                          "must raise FileNotFoundError, but it returned 'Error: no such file"],
+                                          "must raise FileNotFoundError for a missing file, but it returned 'Error: no such file"],
     "bash_timeout_escapes": ["  FAIL  03 bash_timeout_raises", "must raise TimeoutError, but bash raised TimeoutExpired"],
     "edit_file_replaces_all": ["  FAIL  03 edit_file_several_matches_raise", "instead of replacing both"],
     "loop_one_message_per_result": ["  FAIL  05 one_user_message_for_all_results", "ONE user message"],

@@ -22,7 +22,8 @@ import pytest
 from autograder import records
 from autograder.authoring import release
 from autograder.check import independent
-from autograder.check.driver import descendants, first_inside, running
+from autograder.check.driver import first_inside, running
+from checks.processes import descendants
 from autograder.grading import grade, results
 from autograder.sandbox import bwrap
 from tests.project.test_unforgeable import append, points, swap_bash

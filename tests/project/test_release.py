@@ -130,8 +130,8 @@ def test_release_notebooks_sit_at_the_assignment_root_with_the_package(fresh_wor
     names = sorted(p.name for p in fresh_workspace.iterdir())
     lectures = sorted(p.name for p in (ROOT / "lectures").glob("[0-9][0-9]-*.ipynb"))
     assert names == sorted([*lectures, release.STUDENT_LAB_CONFIG, "checks", "fixtures", "nano", "ok", "python"])
-    assert sorted(p.name for p in (fresh_workspace / "checks").iterdir()) == sorted(
-        p.name for p in (ROOT / "checks").glob("*.py"))
+    assert sorted(p.relative_to(fresh_workspace).as_posix() for p in (fresh_workspace / "checks").rglob("*.py")) == \
+        sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "checks").rglob("*.py"))
     assert not (fresh_workspace / "fixtures" / "submissions").exists()
     for nb_path in fresh_workspace.glob("*.ipynb"):
         nb = notebooks.load(nb_path)

@@ -20,8 +20,9 @@ from autograder.authoring import notebooks, release
 from autograder.authoring.mutants import MORE_MUTANTS, MUTANTS, apply
 from autograder.check import behaviour, independent
 from autograder.check.behaviour import Behaviour
-from autograder.check.driver import Bounds, descendants
-from autograder.check.subject import wire
+from autograder.check.driver import Bounds
+from checks.processes import descendants
+from checks.subject import wire
 from autograder.grading import grade
 from tests.project import observers
 from tests.project.one_class import ATTACKS, PAYLOADS, function_bodies, replace_solution

@@ -4,7 +4,8 @@ The layers, from the bottom: the base (the top-level modules: the course's facts
 the lock, the records, the gradebook, reading a notebook), then sandbox, check, authoring,
 grading, and on top deploy and cli. Imports inside functions count as much as those at the top
 of a module: a lazy import back up is a cycle all the same. The modules of the base may import
-each other, never in a circle.
+each other, never in a circle. Below them all is `checks/`, the rules and the subject's harness
+that students get with their workspace: it imports nothing of autograder, which they do not get.
 """
 
 import ast
@@ -80,3 +81,10 @@ def test_the_check_finds_an_import_back_up():
     assert LAYERS.index(part_of("autograder.grading.grade")) > LAYERS.index(part_of("autograder.check.driver"))
     assert "autograder.check.behaviour" in imports(PACKAGE / "authoring" / "notebooks.py"), \
         "notebooks.py's imports inside functions are read"
+
+
+def test_the_checks_students_get_import_nothing_of_autograder():
+    checks = PACKAGE.parent / "checks"
+    found = [f"{path.relative_to(checks.parent)} imports {name}"
+             for path in sorted(checks.rglob("*.py")) for name in sorted(imports(path))]
+    assert not found, "\n".join(found)

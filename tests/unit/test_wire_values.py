@@ -13,7 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from autograder.check.subject import wire
+from checks.subject import wire
 
 SETTINGS = settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck), database=None)
 

@@ -19,7 +19,7 @@ import sys
 import time
 
 from autograder.check.behaviour import Behaviour
-from autograder.check.kit import dicts_of, message_of, not_written, outcomes_of, raised_names, returned_text, shown
+from checks.kit import dicts_of, message_of, not_written, outcomes_of, raised_names, returned_text, shown
 
 
 def _words(rng, count, size=6):

@@ -12,8 +12,8 @@ returned), and with input() standing in as a double that records the call and fa
 """
 
 from autograder.check.behaviour import Behaviour
-from autograder.check.driver import Raise, asker
-from autograder.check.kit import hexes
+from checks.doubles import Raise, asker
+from checks.kit import hexes
 
 # fixtures/convert.py as the workspace holds it: the Celsius fix is previewed on a copy.
 CELSIUS = ('"""Temperature conversions. One of them is wrong: the Celsius trace is nano fixing it."""\n'

@@ -16,9 +16,9 @@ holds by name, read back after the run as the API would see it.
 
 import json
 
-from autograder.check import driver
+from checks import doubles
 from autograder.check.behaviour import Behaviour
-from autograder.check.driver import Raise
+from checks.doubles import Raise
 
 FIVE = ["max_tokens", "messages", "model", "system", "tools"]
 KEY = "sk-test-not-a-real-key"  # the key call_model's client must read from the environment
@@ -204,8 +204,8 @@ def run_loop(subject, log, start, replies, tools, gate, asker=None, call_model=F
     list, the scripted `replies` as the model, run_tool and confirm (and call_model, if asked)
     standing in: what it returned, the caller's list read back after it, what the model was sent.
     `asker`: (recorder, ref), else an asker that must not be asked."""
-    recorder, model = driver.model(subject, replies)
-    asker_recorder, ask = asker if asker is not None else driver.asker(subject, refuse=True)
+    recorder, model = doubles.model(subject, replies)
+    asker_recorder, ask = asker if asker is not None else doubles.asker(subject, refuse=True)
     subject.read("nano.loop.agent_loop")  # imported first, so that `also` finds its names
     subject.stand("nano.tools.run_tool", tool_handler(log, tools), also=["nano.loop"])
     subject.stand("nano.gate.confirm", gate_handler(subject, log, gate, ask), also=["nano.loop"])
@@ -228,7 +228,7 @@ def outcome(result, after, recorder):
 
 
 def testing():
-    return driver.given("testing")
+    return doubles.given("testing")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -266,7 +266,7 @@ def drive_one_call(subject, inputs):
     arrived, and what call_model returned."""
     t = testing()
     answer = t.reply(t.text("the reply"))
-    with driver.given("server").MessagesServer([answer]) as server:
+    with doubles.given("server").MessagesServer([answer]) as server:
         pointed_at(subject, subject.serve(server))
         subject.set("nano.model._client", None)
         got = subject.call("nano.model.call_model", [{"role": "user", "content": "hi"}])
@@ -300,7 +300,7 @@ def drive_five_fields(subject, inputs):
         {"role": "assistant", "content": assistant.model_dump(mode="json", exclude_none=True)["content"]},
         {"role": "user", "content": [{"type": "tool_result", "tool_use_id": "toolu_t1", "content": "hi", "is_error": False}]},
     ]
-    with driver.given("server").MessagesServer([t.reply(t.text(inputs["token"])), t.reply(t.text(inputs["token"]))]) as server:
+    with doubles.given("server").MessagesServer([t.reply(t.text(inputs["token"])), t.reply(t.text(inputs["token"]))]) as server:
         pointed_at(subject, subject.serve(server))
         subject.set("nano.model._client", None)
         subject.set("nano.model.MODEL", inputs["model"])
@@ -350,7 +350,7 @@ def ready_client(subject, url):
     """An AsyncAnthropic client built in the subject, with a key of its own: its Ref, or None."""
     built = subject.call("anthropic.AsyncAnthropic", api_key=READY_KEY, base_url=url, keep=True)
     number = built.get("ref")
-    return driver.Ref(number) if isinstance(number, int) and not isinstance(number, bool) else None
+    return doubles.Ref(number) if isinstance(number, int) and not isinstance(number, bool) else None
 
 
 def drive_fresh_import(subject, inputs):
@@ -363,7 +363,7 @@ def drive_fresh_import(subject, inputs):
     fresh = subject.fresh("nano.model", "_fresh_nano_model")
     number = fresh.get("ref")
     client = subject.read(f"${number}._client") if isinstance(number, int) else {"raised": ["NoModule"]}
-    with driver.given("server").MessagesServer([t.reply(t.text("pong"))] * 3) as server:
+    with doubles.given("server").MessagesServer([t.reply(t.text("pong"))] * 3) as server:
         url = subject.serve(server)
         pointed_at(subject, url)
         late = (subject.call(f"${number}.call_model", [{"role": "user", "content": "zero"}])
@@ -419,12 +419,12 @@ def drive_reuses_client(subject, inputs):
     holds after each call say the same from inside). The third with a client of the grader's (a
     key of its own) already in _client."""
     t = testing()
-    with driver.given("server").MessagesServer([t.reply(t.text("pong"))] * 3) as server:
+    with doubles.given("server").MessagesServer([t.reply(t.text("pong"))] * 3) as server:
         url = subject.serve(server)
         pointed_at(subject, url)
         subject.set("nano.model._client", None)
         got = subject.call("importlib.import_module", "nano.model", keep=True)
-        module = driver.Ref(got["ref"]) if type(got.get("ref")) is int else None
+        module = doubles.Ref(got["ref"]) if type(got.get("ref")) is int else None
         calls = [subject.call("nano.model.call_model", [{"role": "user", "content": "one"}])]
         first_type, first_name = module_client(subject, module)
         subject.environ(ANTHROPIC_API_KEY=SECOND_KEY)
@@ -755,7 +755,7 @@ def drive_declined(subject, inputs):
                            t.reply(t.text("All right, I won't."))], tools=Canned("ran {name}"), gate=Answers([False]))
     visible["events"] = events(log)
     tags, ids, each = inputs["tags"], inputs["ids"], []
-    asker = driver.asker(subject, refuse=True)
+    asker = doubles.asker(subject, refuse=True)
     for (name, tool_input), tool_id in zip(
             (("write_file", {"path": f"new_{tags[0]}.py", "content": "x = 1\n"}),
              ("edit_file", {"path": "app.py", "old_string": "a", "new_string": f"b{tags[1]}"}),
@@ -1022,7 +1022,7 @@ def renamed(value, new):
 
 
 def drive_celsius(subject, inputs):
-    trace = driver.given("trace").load_trace()
+    trace = doubles.given("trace").load_trace()
     replies = [r.model_dump(mode="json", exclude_none=True) for r in trace.replies]
     outputs = {"read_file": trace.entries[2]["content"][0]["content"], "edit_file": trace.entries[4]["content"][0]["content"]}
     log = []

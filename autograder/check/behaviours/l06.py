@@ -18,9 +18,9 @@ to where the failed line began). check_messages and explain are the course's giv
 here on what was seen (the repository's copy, never the hand-in's).
 """
 
-from autograder.check import driver
+from checks import doubles
 from autograder.check.behaviour import Behaviour
-from autograder.check.driver import Raise, Reply
+from checks.doubles import Raise, Reply
 
 # Requests a session may type: none is blank, none is "exit", none starts a stand-in's keyword.
 REQUESTS = ["what does convert.py do?", "now add a docstring", "rename tally() to count_votes()",
@@ -183,7 +183,7 @@ def limited_turns(rounds):
 
 def message(words):
     """A reply holding one text block, as the API's JSON."""
-    testing = driver.given("testing")
+    testing = doubles.given("testing")
     return testing.reply(testing.text(words)).model_dump(mode="json", exclude_none=True)
 
 
@@ -225,7 +225,7 @@ def failure(kind, detail):
 def explained(exc):
     """"error: " + explain(exc), as main must print it (explain is given: the course's own)."""
     try:
-        return f"error: {driver.given('repl').explain(exc)}"
+        return f"error: {doubles.given('repl').explain(exc)}"
     except Exception:
         return None
 
@@ -233,7 +233,7 @@ def explained(exc):
 def at_rest(log):
     """check_messages(log, at_rest=True)'s complaint, or None (the course's own check_messages)."""
     try:
-        driver.given("protocol").check_messages(log, at_rest=True)
+        doubles.given("protocol").check_messages(log, at_rest=True)
     except Exception as exc:
         return str(exc)[:500] or type(exc).__name__
     return None
@@ -248,7 +248,7 @@ def run_main(subject, play, lines, messages=None, model=None):
     Returns what was seen, plain data: what main returned ("log"; "ref", the subject's name for it
     if it has one), what it printed, how many questions it asked, the calls of agent_loop, and,
     when a list was passed, what it holds afterwards ("mine") and whether main returned it."""
-    human, ask_ref = driver.asker(subject, lines)
+    human, ask_ref = doubles.asker(subject, lines)
     recorder, model_ref = model if model is not None else (None, None)
     loop = Loop(subject, play, human, ask_ref, recorder, model_ref)
     stood = subject.stand("nano.loop.agent_loop", loop, also=["nano.repl"])
@@ -480,7 +480,7 @@ def drive_passes(subject, inputs):
     seen = {}
     for name, lines, words in [("visible", ["what does convert.py do?"], inputs["visible_words"]),
                                ("hidden", inputs["lines"], inputs["words"])]:
-        run = run_main(subject, model_turns, lines, model=driver.model(subject, [message(words)] * len(lines)))
+        run = run_main(subject, model_turns, lines, model=doubles.model(subject, [message(words)] * len(lines)))
         seen[name] = {**run, "asks": [c["ask"] for c in run["turns"]], "models": [c["model"] for c in run["turns"]]}
     return seen
 

@@ -27,8 +27,11 @@ import socket
 import sys
 import threading
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))  # `python -I` leaves it out
-import wire  # noqa: E402
+if __package__:  # imported: the in-process subject of ./ok and the graded cells (checks/local.py)
+    from . import wire
+else:  # run as a script in the grader's sandbox, with wire.py beside it (`python -I` leaves it off the path)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    import wire  # noqa: E402
 
 PRINTED = 64_000  # characters of a call's stdout (and of its stderr) sent back
 MESSAGE = 4_000  # characters of an exception's message sent back
@@ -96,6 +99,7 @@ class Subject:
         self.names: dict[int, int] = {}  # id(object) -> name
         self.undo: list = []  # what Reset puts back, last first
         self.loop = None
+        self.raised: BaseException | None = None
 
     # --- values ---------------------------------------------------------------------------
 
@@ -241,6 +245,7 @@ class Subject:
                 found["ref"] = self.name(value)
         except BaseException as exc:  # everything the code under test let escape
             found = {"raised": [c.__name__ for c in type(exc).__mro__], "message": message_of(exc)}
+            self.raised = exc  # for an in-process subject, to show where (checks/local.py)
         if capture:
             found.update(stdout=out.getvalue(), stderr=err.getvalue())
         return found

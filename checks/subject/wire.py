@@ -20,7 +20,7 @@ deep"} or {"__unplain__": "too large: ..."}; the driver's `decode` marks them ag
 the subject sent, and `past_bounds` finds them: such a value is the hand-in's outcome, too deep
 or too large to judge.
 
-Both sides use this file: the driver imports it as `autograder.check.subject.wire`; the subject
+Both sides use this file: the driver imports it as `checks.subject.wire`; the subject
 runs `harness.py` with a copy of this file beside it and imports nothing else of autograder.
 """
 

@@ -1,0 +1,60 @@
+"""The processes a call left running, read from /proc: by parent (`descendants`), and whether
+each still runs (`alive`: not a zombie, not sent a signal that ends it). Where there is no /proc,
+none is found."""
+
+import contextlib
+import os
+import signal
+
+# the signals that end a process that neither blocks, ignores nor catches them
+ENDING = sum(1 << (s - 1) for s in (signal.SIGKILL, signal.SIGTERM, signal.SIGINT, signal.SIGHUP, signal.SIGQUIT))
+
+
+def descendants(pid: int) -> list[int]:
+    """`pid` and the processes it started, and they started, that still run: by parent, read
+    from /proc (a process whose parent ended is given to another, and is no longer found)."""
+    children: dict[int, list[int]] = {}
+    for child, parent in parents().items():
+        children.setdefault(parent, []).append(child)
+    found, todo = [], [pid]
+    while todo:
+        current = todo.pop()
+        state = status(current)
+        if state is not None and alive(state):
+            found.append(current)
+        todo += children.get(current, [])
+    return found
+
+
+def status(pid: int) -> dict[bytes, bytes] | None:
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:
+            return dict(row.split(b":", 1) for row in f.read(16384).splitlines() if b":" in row)
+    except OSError:
+        return None
+
+
+def alive(status: dict[bytes, bytes]) -> bool:
+    """Whether the process of `status` runs: not a zombie, not sent a signal that ends it."""
+    try:
+        state = status[b"State"].split()[0]
+        masks = {k: int(status[k].strip(), 16) for k in (b"SigPnd", b"ShdPnd", b"SigBlk", b"SigIgn", b"SigCgt")}
+    except (KeyError, IndexError, ValueError):
+        return False
+    pending = (masks[b"SigPnd"] | masks[b"ShdPnd"]) & ~(masks[b"SigBlk"] | masks[b"SigIgn"] | masks[b"SigCgt"])
+    return state not in (b"Z", b"X") and not pending & ENDING
+
+
+def parents() -> dict[int, int]:
+    """Every process of this machine, and its parent's pid."""
+    found: dict[int, int] = {}
+    try:
+        entries = os.listdir("/proc")
+    except OSError:  # no /proc (macOS): no process is found
+        return found
+    for entry in entries:
+        if entry.isdigit():
+            state = status(int(entry))
+            with contextlib.suppress(KeyError, ValueError, TypeError):
+                found[int(entry)] = int(state[b"PPid"])
+    return found
