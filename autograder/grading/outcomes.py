@@ -17,7 +17,8 @@ from pathlib import Path
 
 from autograder import records
 from autograder.authoring import notebooks, release
-from autograder.check import independent, kit
+from autograder.check import independent
+from checks import kit
 from autograder.notebook import sections
 from autograder.grading.leaks import (JUDGED, Grader, as_written, course_notebook, course_secret,
                                       exception_name, grader_for, sanitise)
