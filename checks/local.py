@@ -6,7 +6,8 @@ in its sandbox) lives here: a request is a function call, and a call of a double
 back to `Driving.reply`. So a rule's drive and judge run unchanged, on what you wrote, with
 nothing between them and your code but the harness. `follow(rule)` runs the visible case and
 raises an AssertionError with the judge's message when it fails: caused by what your code raised,
-if the message is about that, so the traceback ends at your line.
+if the message is about that, so the traceback ends at your line; a function not written yet
+raises its stub's NotImplementedError, which says where to write it.
 """
 
 import contextlib
@@ -100,6 +101,11 @@ def follow(rule: Rule) -> None:
     finally:
         subject.close()
     if message:
+        stub = next((exc for exc in subject.raised if isinstance(exc, NotImplementedError)), None)
+        if stub is not None and "NotImplementedError" in message:
+            from checks import trimmed
+
+            raise trimmed(stub)  # the stub's own words: what is not written yet, and where to write it
         raise AssertionError(message) from cause(message, subject.raised)
 
 

@@ -236,7 +236,7 @@ def test_student_builds_a_workspace_without_the_extras_and_its_next_line_opens_i
     checked = subprocess.run(["./ok", "00"], cwd=workspace, capture_output=True, text=True,
                              env=student_only_env(PATH=f"{VENV_BIN}{os.pathsep}{outside}"),
                              timeout=120)
-    assert checked.stdout.rstrip().endswith("00: 2 passed, 1 failed"), checked.stdout
+    assert checked.stdout.rstrip().endswith("00 and 01: 2 passed, 1 failed"), checked.stdout
     assert "FAIL  01 warmup_returns_61001" in checked.stdout, "only the stub fails"
 
     port = f"--port={free_port()}"
@@ -300,4 +300,4 @@ def test_a_fresh_environment_with_only_the_students_set_makes_and_checks_a_works
     assert done.returncode == 0 and done.stderr == "", done.stdout + done.stderr
     checked = subprocess.run(["./ok", "00"], cwd=tmp_path / "ws", capture_output=True, text=True,
                              env=env, timeout=120)
-    assert checked.stdout.rstrip().endswith("00: 2 passed, 1 failed"), checked.stdout
+    assert checked.stdout.rstrip().endswith("00 and 01: 2 passed, 1 failed"), checked.stdout
