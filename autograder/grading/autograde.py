@@ -3,22 +3,14 @@
 `run` feeds jobs (one student each, already staged in a private copy of the course) to
 `python -m autograder.grading.autograde` processes, `workers` at a time. A worker autogrades its student
 with nbgrader's Autograde (all notebooks in one run; one run per notebook only if that fails),
-whose Execute is replaced by GuardedExecute:
+whose Execute is replaced by kernels.GuardedExecute:
 a cell that kills the kernel or ignores the interrupt scores 0, and the kernel is restarted with
 the cells before it run again, so that the cells after it are graded on their own. Each kernel
-runs in the sandbox (bwrap.py), forked from a zygote of the student's that has already
-imported ipykernel and the SDK, and is reached over unix sockets in a runtime folder of theirs;
-a notebook's output is capped at OUTPUT_LIMIT bytes and its time at NOTEBOOK_LIMIT seconds
-(autograder/limits.py). What a student's kernels need (their log, runtime folder, notebooks,
-time limit) is one frozen `KernelSettings`, handed to GuardedExecute through nbgrader's config.
-The kernels' own stderr goes to the student's log, and student code that kills its worker costs
-only that student's job. Jobs and outcomes cross the pipe as JSON (records.py).
+runs in the sandbox (bwrap.py), forked from a zygote of the student's (kernels.py). Student code
+that kills its worker costs only that student's job. Jobs and outcomes cross the pipe as JSON (records.py).
 """
 
 import contextlib
-import copy
-import functools
-import json
 import os
 import queue
 import resource
@@ -28,10 +20,9 @@ import sys
 import tempfile
 import threading
 import time
-import uuid
 import warnings
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 from pathlib import Path
 
 from autograder import limits, trees
@@ -40,8 +31,11 @@ from autograder.check import independent
 from autograder.course import Course, lecture_of
 from autograder import gradebook, records
 from autograder.records import Job, Outcome, Problem, problem
-from autograder.limits import JOB_LIMIT, MAX_RESTARTS, MESSAGE_LIMIT, NOTEBOOK_LIMIT, OUTPUT_LIMIT
+from autograder.limits import JOB_LIMIT, NOTEBOOK_LIMIT
 from autograder.sandbox import bwrap, space
+
+if TYPE_CHECKING:
+    from autograder.grading.kernels import KernelSettings
 
 
 
@@ -202,6 +196,7 @@ def grade_one(job: Job) -> Outcome:
     from traitlets.config.loader import PyFileConfigLoader
 
     from autograder.gradebook import sqlite_url
+    from autograder.grading import kernels
 
     started = time.monotonic()
     course = Course.at(job.course)
@@ -211,10 +206,10 @@ def grade_one(job: Job) -> Outcome:
     config.CourseDirectory.course_id = course.course_id
     timeout = job.timeout or course.cell_timeout
     config.Execute.timeout = timeout
-    config.Autograde.autograde_preprocessors = _preprocessors()
+    config.Autograde.autograde_preprocessors = kernels.preprocessors()
     work = job.private / "submitted" / job.student / course.assignment
     present = [name for name in course.notebooks if (work / f"{name}.ipynb").is_file()]
-    settings = KernelSettings(
+    settings = kernels.KernelSettings(
         stderr_path=str(job.private / "kernels.log"),
         # The kernels' unix sockets: a short path (sun_path holds 107 bytes), bound into the sandbox.
         runtime=None if job.unsafe else Path(tempfile.mkdtemp(prefix="nano-ipc-")),
@@ -370,6 +365,7 @@ def _execution_problems(path: Path, number: str, timeout: int, limit: int | None
     limit = limit or NOTEBOOK_LIMIT
     if not path.is_file():
         return []
+    from autograder.grading.kernels import KERNEL_DIED, KERNEL_HUNG, NOT_RUN, TOO_LONG
     from autograder.notebook import sections
 
     late, died, deaf, stopped, cut = [], [], [], False, []
@@ -413,296 +409,9 @@ def _execution_problems(path: Path, number: str, timeout: int, limit: int | None
     return problems
 
 
-# ---------------------------------------------------------------------------------------------
-# Running the cells: nbgrader's Execute, made to survive a dying or deaf kernel, and quiet.
-
 UNGRADED = "an ungraded cell"
 RUN_ALL = "Kernel > Restart Kernel and Run All Cells"
 KILLED = "the cell that stops the kernel ends its process (os._exit, a crash) or runs out of memory"
-KERNEL_DIED = "DeadKernelError"
-KERNEL_HUNG = "KernelUnresponsive"
-NOT_RUN = "NotRun"
-TOO_LONG = "NotebookTimeLimit"
-
-
-class Zygotes:
-    """The live zygote of one student's kernels (bwrap.Zygote), made by their first kernel and
-    shared by the rest; not a setting but a resource, so a copy of it is itself (traitlets
-    deep-copies the values of a config)."""
-
-    def __init__(self) -> None:
-        self.zygote = None  # the live bwrap.Zygote
-        self.usable = True  # False once one failed to start: this student's kernels start on their own
-
-    def __deepcopy__(self, memo) -> "Zygotes":
-        return self
-
-    def close(self) -> None:
-        zygote, self.zygote = self.zygote, None
-        if zygote is not None:
-            zygote.close()
-
-
-class Trimmed(list):
-    """(notebook, which bound) for each notebook whose kernels left a tree past the bounds of
-    trees.py in their workspace (bwrap.settle removed what lay past them); shared, not copied,
-    as Zygotes is."""
-
-    def __deepcopy__(self, memo) -> "Trimmed":
-        return self
-
-
-@dataclass(frozen=True)
-class KernelSettings:
-    """What one student's kernels run with: config.GuardedExecute.settings, set by grade_one."""
-
-    stderr_path: str = os.devnull  # the kernels' own stderr: the student's grading log
-    runtime: Path | None = None  # their unix sockets' folder, bound into the sandbox; None: --unsafe
-    notebooks: tuple[str, ...] = ()  # the notebooks nbgrader will write in their folder (hidden from them)
-    notebook_limit: int = NOTEBOOK_LIMIT  # seconds a notebook may run in all
-    zygotes: Zygotes = field(default_factory=Zygotes, compare=False)
-    trimmed: "Trimmed" = field(default_factory=lambda: Trimmed(), compare=False)
-
-
-def _size(msg: dict) -> int:
-    """About how many bytes a kernel message adds to the notebook (and the worker's memory)."""
-    return len(json.dumps(msg["content"], default=str)) + sum(len(b) for b in msg.get("buffers") or ())
-
-
-def _preprocessors() -> list:
-    """nbgrader's autograde preprocessors, with Execute replaced by the guarded one below."""
-    from nbgrader.converters import Autograde
-
-    guarded = _execute_classes()[0]
-    default = Autograde.class_traits()["autograde_preprocessors"].default()
-    return [guarded if getattr(p, "__name__", "") == "Execute" else p for p in default]
-
-
-@functools.cache
-def _execute_classes():
-    """(GuardedExecute, QuietKernelManager), built on first use: importing nbgrader takes seconds."""
-    import zmq
-    from jupyter_client.manager import AsyncKernelManager
-    from nbclient.exceptions import CellTimeoutError, DeadKernelError
-    from jupyter_core.utils import run_sync
-    from nbformat import NotebookNode
-    from nbgrader.preprocessors import Execute
-    from traitlets import Instance
-
-    class QuietKernelManager(AsyncKernelManager):
-        """A kernel whose own stderr (crash dumps, warnings) goes to the student's grading log
-        instead of the instructor's terminal, and which runs in the sandbox when its settings'
-        `runtime` is set: forked from the student's bwrap.Zygote (as root; else launched through
-        bwrap.wrap) with its cwd (the autograded copy of the workspace) and `runtime` as the
-        only writable folders, reached over unix sockets in `runtime`, and interrupted by a
-        message (a signal cannot cross into the sandbox's session). The notebooks in its cwd
-        cannot be read: nbgrader has put the hidden tests back into them. GuardedExecute gives
-        each its student's KernelSettings."""
-
-        settings = KernelSettings()  # replaced by GuardedExecute.create_kernel_manager
-
-        async def _async_pre_start_kernel(self, **kw):
-            runtime = self.settings.runtime
-            if runtime is not None and self.transport != "ipc":
-                name = f"kernel-{uuid.uuid4().hex[:8]}"
-                self.transport, self.ip = "ipc", str(runtime / name)
-                self.connection_file = str(runtime / f"{name}.json")
-            return await super()._async_pre_start_kernel(**kw)
-
-        async def _async_launch_kernel(self, kernel_cmd, **kw):
-            line = None  # a forked kernel's line to its zygote, which the relay started here keeps
-            if self.settings.runtime is not None:
-                self.kernel_spec.interrupt_mode = "message"
-                cwd = Path(kw.get("cwd") or os.getcwd())
-                shown = sorted(cwd.glob("*.ipynb"))
-                zygote = self._zygote(cwd, shown, kw.get("env"), kernel_cmd)
-                if zygote is not None:
-                    try:
-                        kernel_cmd, line = zygote.spawn(kernel_cmd[2], kernel_cmd[3:])
-                        kw["pass_fds"] = (line.fileno(),)
-                    except RuntimeError as exc:  # it died: this student's kernels start on their own
-                        self._give_up(exc)
-                if line is None:
-                    kernel_cmd = bwrap.wrap(kernel_cmd, workdir=cwd, writable=[self.settings.runtime],
-                                            env=kw.get("env"), hide=shown)
-            with open(self.settings.stderr_path, "ab") as log:
-                kw["stderr"] = log  # the kernel keeps its own copy of the file descriptor
-                try:
-                    return await super()._async_launch_kernel(kernel_cmd, **kw)
-                finally:
-                    if line is not None:
-                        line.close()
-
-        def _zygote(self, cwd: Path, shown: list[Path], env, kernel_cmd: list[str]):
-            """The student's zygote for a kernel in `cwd` (made on first use: see bwrap.Zygote),
-            or None where kernels start on their own: not root, another kernel than this Python's
-            ipykernel, or a zygote that cannot start. It hides the notebooks in `cwd` and those
-            nbgrader will write there (settings.notebooks), so it serves every notebook of the run."""
-            settings, zygotes = self.settings, self.settings.zygotes
-            if (os.geteuid() != 0 or not zygotes.usable or kernel_cmd[1:3] != ["-m", "ipykernel_launcher"]
-                    or os.path.realpath(kernel_cmd[0]) != os.path.realpath(sys.executable)):
-                return None
-            if zygotes.zygote is not None and zygotes.zygote.serves(cwd, shown, env):
-                return zygotes.zygote
-            zygotes.close()
-            try:
-                with open(settings.stderr_path, "ab") as log:
-                    zygotes.zygote = bwrap.Zygote(cwd, writable=[settings.runtime], env=env, stderr=log,
-                                                  hide=sorted({*shown, *(cwd / name for name in settings.notebooks)}))
-            except RuntimeError as exc:
-                self._give_up(exc)
-            return zygotes.zygote
-
-        def _give_up(self, exc: Exception) -> None:
-            with open(self.settings.stderr_path, "a") as log:
-                print(f"[grading: {exc}; each kernel starts on its own]", file=log)
-            self.settings.zygotes.close()
-            self.settings.zygotes.usable = False
-
-        def client(self, **kwargs):
-            kc = super().client(**kwargs)
-            kc.context.setsockopt(zmq.MAXMSGSIZE, MESSAGE_LIMIT)  # larger ones are dropped
-            return kc
-
-    def error(name: str, text: str) -> NotebookNode:
-        return NotebookNode(output_type="error", ename=name, evalue=text, traceback=[f"{name}: {text}"])
-
-    class GuardedExecute(Execute):
-        """nbgrader's Execute, except that a graded cell runs without its hidden part (the
-        independent check runs its behaviours outside the kernel), and a kernel that dies or
-        ignores the interrupt costs only the cell it was running. The kernel is restarted and
-        the cells before that one are run again (outputs discarded, the cells that killed or
-        hung it skipped), so that the cells after it are graded on their own. After MAX_RESTARTS, the rest of the notebook gets an
-        error (score 0) instead, as it does once the notebook has run NOTEBOOK_LIMIT seconds.
-        Past OUTPUT_LIMIT bytes of output, only what decides a grade is kept (errors, stderr,
-        a cell's value), shortened, after a note saying so."""
-
-        settings = Instance(KernelSettings, args=(), help="the student's kernel settings").tag(config=True)
-
-        def __init__(self, *args, **kwargs):
-            super().__init__(*args, **kwargs)
-            self.kernel_manager_class = QuietKernelManager
-
-        @property
-        def notebook_limit(self) -> int:
-            return self.settings.notebook_limit
-
-        def create_kernel_manager(self):
-            km = super().create_kernel_manager()
-            km.settings = self.settings
-            return km
-
-        def preprocess(self, nb, resources=None, km=None):
-            self._stopped, self._skip, self._restarts = None, set(), 0
-            self._stop_kind = NOT_RUN  # or TOO_LONG: the error the cells not run get
-            self._deadline = time.monotonic() + self.notebook_limit
-            self._output_left, self._noted, self._stderr_kept = OUTPUT_LIMIT, False, set()
-            path = (resources or {}).get("metadata", {}).get("path")
-            try:
-                return super().preprocess(nb, resources, km)
-            finally:  # the kernel is gone: nothing it left may be followed by nbgrader's writes
-                if path:  # and nbgrader's own walks of the workspace stay within trees.py's bounds
-                    passed = bwrap.settle(Path(path)) if self.settings.runtime is not None else trees.bound(Path(path))
-                    if passed:
-                        self.settings.trimmed.append(((resources or {}).get("unique_key", ""), passed))
-                    space.room(Path(path))  # for the graded notebook, however full the kernel left it
-
-        def _get_timeout(self, cell):
-            timeout = super()._get_timeout(cell)
-            left = max(1, int(self._deadline - time.monotonic()) + 1)
-            return left if timeout is None else min(timeout, left)
-
-        def preprocess_cell(self, cell, resources, index):
-            """Run the cell without its hidden part: its behaviours are judged outside the
-            kernel (check/independent.py). The notebook keeps the cell's source as it was."""
-            full = cell.source
-            if cell.cell_type == "code":
-                cell.source = notebooks.without_hidden_tests(full)
-            try:
-                return self._run_cell(cell, resources, index)
-            finally:
-                cell.source = full
-
-        def _run_cell(self, cell, resources, index):
-            if cell.cell_type != "code":
-                return cell, resources
-            if not self._stopped and time.monotonic() > self._deadline:
-                self._out_of_time()
-            if self._stopped:
-                cell.outputs = [error(self._stop_kind, f"not run: {self._stopped}")]
-                return cell, resources
-            try:
-                super().preprocess_cell(cell, resources, index)
-                if any(o.get("ename") == "CellTimeoutError" for o in cell.outputs):
-                    self._skip.add(index)  # interrupted: do not run it again in a replay
-                    if time.monotonic() >= self._deadline:
-                        self._out_of_time()
-                        cell.outputs.append(error(TOO_LONG, f"interrupted: {self._stopped}"))
-                return cell, resources
-            except DeadKernelError:
-                name, text = KERNEL_DIED, "the kernel died while running this cell (os._exit, a crash, or out of memory)"
-            except CellTimeoutError:
-                name, text = KERNEL_HUNG, f"this cell ran past {self.timeout} s and ignored the interrupt"
-            self._skip.add(index)
-            if self._restarts < MAX_RESTARTS and self._restart(index):
-                cell.outputs.append(error(name, text + "; the kernel was restarted"))
-            else:
-                cell.outputs.append(error(name, text))
-                self._stopped = "the kernel was lost at an earlier cell"
-            return cell, resources
-
-        def _out_of_time(self) -> None:
-            self._stopped = f"the notebook ran past its {self.notebook_limit} s limit"
-            self._stop_kind = TOO_LONG
-
-        def process_message(self, msg, cell, cell_index):
-            kind = msg["msg_type"]
-            if kind in ("status", "execute_input"):
-                return super().process_message(msg, cell, cell_index)
-            self._output_left -= _size(msg)
-            if self._output_left >= 0:
-                return super().process_message(msg, cell, cell_index)
-            content = msg["content"]
-            if not self._noted:
-                self._noted = True
-                cell.outputs.append(NotebookNode(output_type="stream", name="stdout", text=(
-                    f"[grading: this notebook's output passed {OUTPUT_LIMIT // 1_000_000} MB;"
-                    " only errors, stderr and results are kept from here on, shortened]\n")))
-            if kind == "error":
-                cell.outputs.append(error(str(content.get("ename", "Error"))[:200],
-                                          str(content.get("evalue", ""))[:2000]))
-            elif kind == "stream" and content.get("name") == "stderr" and cell_index not in self._stderr_kept:
-                self._stderr_kept.add(cell_index)
-                cell.outputs.append(NotebookNode(output_type="stream", name="stderr",
-                                                 text=str(content.get("text", ""))[:2000]))
-            elif kind == "execute_result":
-                text = str(content.get("data", {}).get("text/plain", ""))[:2000]
-                cell.outputs.append(NotebookNode(output_type="execute_result", metadata={},
-                                                 data={"text/plain": text},
-                                                 execution_count=content.get("execution_count")))
-            return None
-
-        def _restart(self, index: int) -> bool:
-            """A fresh kernel that has run every earlier cell but the skipped ones; False if that failed."""
-            self._restarts += 1
-            try:
-                run_sync(self.km.restart_kernel)(now=True)
-                self.kc.stop_channels()
-                self.kc = self.km.client()
-                self.kc.start_channels()
-                run_sync(self.kc.wait_for_ready)(timeout=self.startup_timeout)
-                for earlier in range(index):
-                    cell = copy.deepcopy(self.nb.cells[earlier])
-                    if cell.cell_type == "code" and earlier not in self._skip:
-                        cell.source = notebooks.without_hidden_tests(cell.source)
-                        self.execute_cell(cell, earlier, store_history=False)
-                return True
-            except Exception:  # died again while replaying, or would not start
-                return False
-
-    return GuardedExecute, QuietKernelManager
-
-
 def silence() -> None:
     """Keep the terminal for the progress lines: no SQLAlchemy notices from inside nbgrader."""
     try:

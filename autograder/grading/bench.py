@@ -19,7 +19,7 @@ from pathlib import Path
 
 from autograder.authoring import mutants, notebooks, release
 from autograder.course import COURSE_ID
-from autograder.grading import autograde, grade
+from autograder.grading import grade
 from autograder.sandbox import bwrap
 from autograder.gradebook import sqlite_url as gradebook_url
 
@@ -181,9 +181,11 @@ def forked_kernel() -> dict[str, float]:
     and to fork a sandboxed kernel from it, to ready, as grading does for each notebook."""
     from jupyter_core.utils import run_sync
 
-    _, manager = autograde._execute_classes()
+    from autograder.grading import kernels
+
+    manager = kernels.QuietKernelManager
     with tempfile.TemporaryDirectory(prefix="nano-bench-") as tmp:
-        settings = autograde.KernelSettings(runtime=Path(tmp, "ipc"))
+        settings = kernels.KernelSettings(runtime=Path(tmp, "ipc"))
         settings.runtime.mkdir()
         seconds = []
         try:

@@ -331,7 +331,9 @@ def test_a_forked_kernel_looks_to_a_notebook_like_one_started_on_its_own(as_root
     import nbformat
     from nbformat.v4 import new_code_cell, new_notebook
 
-    execute, manager = autograde._execute_classes()
+    from autograder.grading import kernels
+
+    execute = kernels.GuardedExecute
     seen = {}
     for forked_ in (False, True):
         work = tmp_path / f"forked-{forked_}" / "nano"
@@ -339,8 +341,8 @@ def test_a_forked_kernel_looks_to_a_notebook_like_one_started_on_its_own(as_root
         nb = new_notebook(cells=[new_code_cell(KERNEL_STATE)])
         nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
         nbformat.write(nb, work / "01.ipynb")
-        settings = autograde.KernelSettings(runtime=Path(tempfile.mkdtemp(prefix="nano-ipc-")),
-                                            notebooks=("01.ipynb",))
+        settings = kernels.KernelSettings(runtime=Path(tempfile.mkdtemp(prefix="nano-ipc-")),
+                                          notebooks=("01.ipynb",))
         settings.zygotes.usable = forked_
         try:
             out = execute(timeout=60, settings=settings).preprocess(nb, {"metadata": {"path": str(work)}})[0]
@@ -562,8 +564,8 @@ def test_a_hostile_class_is_graded_honestly_and_harms_no_one(needs_bwrap, mini_c
 
 
 def worker_output_limit() -> int:
-    from autograder.grading import autograde
-    return autograde.OUTPUT_LIMIT
+    from autograder.limits import OUTPUT_LIMIT
+    return OUTPUT_LIMIT
 
 
 def unowned_sandboxes() -> list[int]:
