@@ -93,7 +93,7 @@ def run(name: str, function: Callable, quiet: bool = False) -> Outcome:
         return Outcome(name, False, lines(said if "not implemented" in said else f"not implemented yet: {said}"))
     except AssertionError as exc:
         where = exc.__cause__ if exc.__cause__ is not None and diagnose.location(exc.__cause__) else None
-        return Outcome(name, False, (lines(str(exc)) or ("failed",)) + ((diagnose.describe(where),) if where else ()))
+        return Outcome(name, False, ((diagnose.describe(where),) if where else ()) + (lines(str(exc)) or ("failed",)))
     except Exception as exc:
         if diagnose.location(exc) is None or not diagnose.in_package(exc):
             return Outcome(name, False, lines(f"{type(exc).__name__}: {exc}"))

@@ -163,7 +163,8 @@ def _parts(node) -> list[str | None]:
 
 def written_messages(code: str) -> tuple[tuple[str, re.Pattern], ...]:
     """The messages `code` can raise, as (exception name, pattern matching the whole message):
-    each assert's message, and the first argument of each `raise Name(...)`. A message with too
+    each assert's message, the first argument of each `raise Name(...)`, and each message a
+    rule's judge yields (checks/local.py raises it as an AssertionError). A message with too
     little literal text to tell it from anything (a bare variable) is left out: a message it
     raised counts as the student's."""
     lines = [line for line in code.splitlines() if not line.lstrip().startswith(("%", "!"))]
@@ -175,6 +176,8 @@ def written_messages(code: str) -> tuple[tuple[str, re.Pattern], ...]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Assert):
             name, message = "AssertionError", node.msg
+        elif isinstance(node, ast.Yield) and node.value is not None:
+            name, message = "AssertionError", node.value
         elif isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) and node.exc.args:
             func = node.exc.func
             name = func.id if isinstance(func, ast.Name) else getattr(func, "attr", "")
@@ -201,9 +204,10 @@ def grader_for(course: Path, notebook: str) -> dict[str, Grader]:
     source = assignment / f"{notebook}.ipynb"
     if not source.is_file():
         return {}
-    # The graded cells' visible checks (checks/lNN.py, and the helpers they share) and nano/testing.py.
-    helpers = tuple(path for path in (assignment / "checks" / f"l{notebook[:2]}.py",
-                                      assignment / "checks" / "__init__.py", assignment / "nano" / "testing.py")
+    # The graded cells' visible checks and rules (checks/lNN*.py, and the helpers they share) and nano/testing.py.
+    helpers = tuple(path for path in (*sorted((assignment / "checks").glob(f"l{notebook[:2]}*.py")),
+                                      assignment / "checks" / "__init__.py", assignment / "checks" / "kit.py",
+                                      assignment / "nano" / "testing.py")
                     if path.is_file())
     stamp = (source.stat().st_mtime_ns, *(path.stat().st_mtime_ns for path in helpers))
     return _graders(source, helpers, course_secret(course), stamp)

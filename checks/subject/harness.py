@@ -343,8 +343,8 @@ class Subject:
 
 
 async def _shutdown() -> None:
-    current = asyncio.current_task()
-    tasks = [t for t in asyncio.all_tasks() if t is not current]
+    this = asyncio.current_task()
+    tasks = [t for t in asyncio.all_tasks() if t is not this]
     for task in tasks:
         task.cancel()
     await asyncio.wait(tasks, timeout=2) if tasks else None
