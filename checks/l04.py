@@ -46,21 +46,26 @@ def called(call) -> str:
     return f"preview({call['name']!r}, {call['input']!r})"
 
 
-def previewed(inputs, seen):
-    """The stub's message, or one for a call that did not return a str; else None, and
-    (case, the text preview returned) for each case."""
+def refused(inputs, seen):
+    """The stub's message, or one for the first call that did not return a str (nothing if
+    every call returned one)."""
     outcomes = outcomes_of(seen, "outcomes", len(inputs["cases"]))
     stub = not_written("preview", outcomes, 2)
     if stub:
-        return stub, []
-    found = []
+        yield stub
+        return
     for call, outcome in zip(inputs["cases"], outcomes):
-        text = returned_text(outcome)
-        if text is None:
-            return (f"{called(call)} must return a str and never raise (the tool itself reports a bad input), "
-                    f"but {shown(outcome)} (section 2)"), []
-        found.append((call, text))
-    return None, found
+        if returned_text(outcome) is None:
+            yield (f"{called(call)} must return a str and never raise (the tool itself reports a bad input), "
+                   f"but {shown(outcome)} (section 2)")
+            return
+
+
+def previewed(inputs, seen) -> list:
+    """(case, the str preview returned) for each case that returned one."""
+    outcomes = outcomes_of(seen, "outcomes", len(inputs["cases"]))
+    return [(call, returned_text(outcome)) for call, outcome in zip(inputs["cases"], outcomes)
+            if returned_text(outcome) is not None]
 
 
 def showing(call, text) -> bool:
@@ -72,13 +77,11 @@ def showing(call, text) -> bool:
 
 
 def judge_bash(inputs, seen):
-    wrong, found = previewed(inputs, seen)
-    if wrong:
-        return wrong
-    for call, text in found:
+    yield from refused(inputs, seen)
+    for call, text in previewed(inputs, seen):
         if text.rstrip("\n") != f"$ {call['input']['command']}":
-            return f'{called(call)} must be "$ " followed by the command; it was {brief(text)} (section 2)'
-    return None
+            yield f'{called(call)} must be "$ " followed by the command; it was {brief(text)} (section 2)'
+            return
 
 
 def headers(lines, path, new_file) -> bool:
@@ -97,10 +100,8 @@ def unended(call) -> bool:
 def judge_diff(inputs, seen):
     """edit_file and write_file: a diff naming the path, each changed line whole, nothing removed
     from a new file, and the lines around a change as context."""
-    wrong, found = previewed(inputs, seen)
-    if wrong:
-        return wrong
-    for call, text in found:
+    yield from refused(inputs, seen)
+    for call, text in previewed(inputs, seen):
         name, path = call["name"], str(call["input"].get("path"))
         new_file = path not in call["files"]
         lines = text.splitlines()
@@ -108,58 +109,59 @@ def judge_diff(inputs, seen):
         removed = [line for line in lines if line.startswith("-") and not line.startswith("---")]
         said = f"the {name} preview of {path}"
         if not headers(lines, path, new_file):
-            return (f"{said} must be a unified diff whose '---' and '+++' lines name the path ('--- a/{path}' or, for a "
-                    f"new file, '--- /dev/null'; '+++ b/{path}'); it gave {brief(text, 150)} (section 2)")
+            yield (f"{said} must be a unified diff whose '---' and '+++' lines name the path ('--- a/{path}' or, for a "
+                   f"new file, '--- /dev/null'; '+++ b/{path}'); it gave {brief(text, 150)} (section 2)")
+            return
         if missing:
             how = ("a diff of the whole file before and after; old_string may be part of a line" if name == "edit_file"
                    else "a diff of the file's current text, empty if new, against the content")
             run_together = "; a last line with no newline must not run into the next" if unended(call) else ""
-            return (f"{said} must show {missing[0]!r} as a line of its own: each changed line whole, after '-' or '+' "
-                    f"({how}{run_together}); it gave {brief(text, 150)} (section 2)")
+            yield (f"{said} must show {missing[0]!r} as a line of its own: each changed line whole, after '-' or '+' "
+                   f"({how}{run_together}); it gave {brief(text, 150)} (section 2)")
+            return
         if new_file and removed:
-            return f"a new file has nothing to remove, but {said} shows {brief(removed, 150)} (section 2)"
+            yield f"a new file has nothing to remove, but {said} shows {brief(removed, 150)} (section 2)"
+            return
         if call["context"] and not any(line in lines for line in call["context"]):
-            return (f"{said} must diff the whole file, so that the lines around the change appear as context (starting "
-                    f"with a space, as {call['context'][0]!r}); it gave {brief(text, 150)} (section 2)")
-    return None
+            yield (f"{said} must diff the whole file, so that the lines around the change appear as context (starting "
+                   f"with a space, as {call['context'][0]!r}); it gave {brief(text, 150)} (section 2)")
+            return
 
 
 def judge_unchanged(inputs, seen):
     """After each call, the case's files hold what they held and the folder holds nothing new;
     and preview showed what would happen."""
-    wrong, found = previewed(inputs, seen)
-    if wrong:
-        return wrong
-    after = dicts_of(seen.get("after"), len(found))
-    for (call, _), held in zip(found, after):
+    yield from refused(inputs, seen)
+    after = dicts_of(seen.get("after") if isinstance(seen, dict) else None, len(inputs["cases"]))
+    for call, held in zip(inputs["cases"], after):
         texts = held.get("texts") if isinstance(held.get("texts"), dict) else {}
         changed = [path for path, text in call["files"].items() if texts.get(path) != text]
         names = sorted({path.split("/")[0] for path in call["files"]})
         if changed:
-            return (f"preview must not change a file: after {called(call)}, {changed[0]} no longer holds what it held; "
-                    "the change happens only if the person says yes (section 2)")
+            yield (f"preview must not change a file: after {called(call)}, {changed[0]} no longer holds what it held; "
+                   "the change happens only if the person says yes (section 2)")
+            return
         if held.get("names") != names:
-            return (f"preview must not create anything, nor run a command: after {called(call)} the folder holds "
-                    f"{brief(held.get('names'))}, where it held {names} (section 2)")
-    for call, text in found:
+            yield (f"preview must not create anything, nor run a command: after {called(call)} the folder holds "
+                   f"{brief(held.get('names'))}, where it held {names} (section 2)")
+            return
+    for call, text in previewed(inputs, seen):
         if not showing(call, text):
             start, piece = call["shows"]
-            return (f"preview must show what would happen (a line starting {start!r} that holds {piece!r}), but "
-                    f"{called(call)} returned {brief(text)}: changing nothing is half of its job (section 2)")
-    return None
+            yield (f"preview must show what would happen (a line starting {start!r} that holds {piece!r}), but "
+                   f"{called(call)} returned {brief(text)}: changing nothing is half of its job (section 2)")
+            return
 
 
 def judge_never_raises(inputs, seen):
-    wrong, found = previewed(inputs, seen)
-    if wrong:
-        return wrong
-    for call, text in found:
+    yield from refused(inputs, seen)
+    for call, text in previewed(inputs, seen):
         if not showing(call, text):
             start, piece = call["shows"]
-            return (f"preview must still show what would happen, whatever the call (the proposed text of an edit or a "
-                    f"write it cannot make; any other tool's name and input): {called(call)} returned {brief(text, 100)}, "
-                    f"with no line starting {start!r} that holds {piece!r} (section 2)")
-    return None
+            yield (f"preview must still show what would happen, whatever the call (the proposed text of an edit or a "
+                   f"write it cannot make; any other tool's name and input): {called(call)} returned {brief(text, 100)}, "
+                   f"with no line starting {start!r} that holds {piece!r} (section 2)")
+            return
 
 
 # ---------------------------------------------------------------------------------------------
@@ -196,11 +198,17 @@ def drive_confirm(subject, inputs):
     return {"asked": asked}
 
 
-def questions(inputs, seen):
-    """The stub's message, or None; and (question, what was seen for it) for each question."""
+def questions(inputs, seen) -> list:
+    """(question, what was seen for it) for each question."""
     asked = dicts_of(seen.get("asked") if isinstance(seen, dict) else None, len(inputs["asks"]))
-    pairs = list(zip(inputs["asks"], asked))
-    return not_written("confirm", [outcome(got) for _, got in pairs], 5), pairs
+    return list(zip(inputs["asks"], asked))
+
+
+def unwritten(pairs):
+    """The stub's message, if confirm is one."""
+    stub = not_written("confirm", [outcome(got) for _, got in pairs], 5)
+    if stub:
+        yield stub
 
 
 def outcome(got) -> dict:
@@ -213,17 +221,19 @@ def prompts(got) -> list:
     return found if isinstance(found, list) else []
 
 
-def raised(question, got):
-    """The message for a confirm that called input(), raised, or could not be run; or None."""
+def failed(question, got):
+    """The message for a confirm that called input(), raised, or could not be run (nothing if
+    it returned)."""
     if got.get("input_called") is True:
-        return "confirm called input(): it must ask through the asker it is given (section 4)"
-    if not outcome(got):
-        return "confirm could not be run to its end (section 5)"
-    if "raised" not in outcome(got):
-        return None
-    if len(prompts(got)) > len(question["answers"]):
-        return "confirm asked more than once: it must ask exactly once (section 5)"
-    return f"confirm must return True or False, but {shown(outcome(got))} (section 5)"
+        yield "confirm called input(): it must ask through the asker it is given (section 4)"
+    elif not outcome(got):
+        yield "confirm could not be run to its end (section 5)"
+    elif "raised" not in outcome(got):
+        return
+    elif len(prompts(got)) > len(question["answers"]):
+        yield "confirm asked more than once: it must ask exactly once (section 5)"
+    else:
+        yield f"confirm must return True or False, but {shown(outcome(got))} (section 5)"
 
 
 def approved(got):
@@ -238,63 +248,62 @@ def expected(answer) -> bool:
 
 
 def judge_answers(inputs, seen):
-    stub, pairs = questions(inputs, seen)
-    if stub:
-        return stub
+    pairs = questions(inputs, seen)
+    yield from unwritten(pairs)
     for question, got in pairs:
-        wrong, answer = raised(question, got), question["answers"][0]
-        if wrong:
-            return wrong
+        yield from failed(question, got)
+        answer = question["answers"][0]
         if len(prompts(got)) != 1:
-            return (f"confirm must ask its asker once and answer from what the person said; for {answer!r} it asked "
-                    f"{len(prompts(got))} time(s) (section 5)")
+            yield (f"confirm must ask its asker once and answer from what the person said; for {answer!r} it asked "
+                   f"{len(prompts(got))} time(s) (section 5)")
+            return
         if approved(got) is not expected(answer):
             rule = ("case and surrounding space are ignored" if expected(answer)
                     else "only 'y' or 'yes' approves, anything else is a no")
-            return (f"confirm must return {expected(answer)} (the bool) for the answer {answer!r}: {rule}; it returned "
-                    f"{brief(outcome(got).get('value'))} (section 5)")
-    return None
+            yield (f"confirm must return {expected(answer)} (the bool) for the answer {answer!r}: {rule}; it returned "
+                   f"{brief(outcome(got).get('value'))} (section 5)")
+            return
 
 
 def judge_once(inputs, seen):
-    stub, pairs = questions(inputs, seen)
-    if stub:
-        return stub
+    pairs = questions(inputs, seen)
+    yield from unwritten(pairs)
     for question, got in pairs:
-        wrong, first = raised(question, got), question["answers"][0]
-        if wrong:
-            return wrong
+        yield from failed(question, got)
+        first = question["answers"][0]
         if len(prompts(got)) != 1:
-            return (f"confirm must ask exactly once, through the asker, whatever the answer; after {first!r} it asked "
-                    f"{len(prompts(got))} time(s) (section 5)")
+            yield (f"confirm must ask exactly once, through the asker, whatever the answer; after {first!r} it asked "
+                   f"{len(prompts(got))} time(s) (section 5)")
+            return
         if approved(got) is not expected(first):
-            return (f"after the single answer {first!r} confirm must return {expected(first)}, without asking again; "
-                    f"it returned {brief(outcome(got).get('value'))} (section 5)")
-    return None
+            yield (f"after the single answer {first!r} confirm must return {expected(first)}, without asking again; "
+                   f"it returned {brief(outcome(got).get('value'))} (section 5)")
+            return
 
 
 def judge_prompt(inputs, seen):
-    stub, pairs = questions(inputs, seen)
-    if stub:
-        return stub
+    pairs = questions(inputs, seen)
+    yield from unwritten(pairs)
     for question, got in pairs:
-        wrong, name, marker = raised(question, got), question["name"], question["marker"]
+        yield from failed(question, got)
+        name, marker = question["name"], question["marker"]
         calls = got.get("calls") if isinstance(got.get("calls"), list) else []
-        if wrong:
-            return wrong
         if not calls or calls[0] != [name, question["input"]]:
-            return (f"confirm must call preview(name, input) with the tool's name and input; it called it with "
-                    f"{brief(calls)} (section 5)")
+            yield (f"confirm must call preview(name, input) with the tool's name and input; it called it with "
+                   f"{brief(calls)} (section 5)")
+            return
         if len(prompts(got)) != 1:
-            return f"confirm must ask exactly once; it asked {len(prompts(got))} time(s) (section 5)"
+            yield f"confirm must ask exactly once; it asked {len(prompts(got))} time(s) (section 5)"
+            return
         prompt = prompts(got)[0]
         if not isinstance(prompt, str) or marker not in prompt:
-            return (f"confirm's prompt must contain the whole of preview(name, input) for {name}; the prompt was "
-                    f"{brief(prompt)} (section 5)")
+            yield (f"confirm's prompt must contain the whole of preview(name, input) for {name}; the prompt was "
+                   f"{brief(prompt)} (section 5)")
+            return
         if not prompt.rstrip().endswith("[y/n]"):
-            return (f"confirm's prompt must end with '[y/n] ' (WidgetAsker shows its buttons for such prompts); it was "
-                    f"{brief(prompt)} (section 5)")
-    return None
+            yield (f"confirm's prompt must end with '[y/n] ' (WidgetAsker shows its buttons for such prompts); it was "
+                   f"{brief(prompt)} (section 5)")
+            return
 
 
 GREET = 'def greet():\n    return "helo"\n'
