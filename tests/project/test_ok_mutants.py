@@ -20,6 +20,8 @@ SAYS = {
                                           "must raise FileNotFoundError for a missing file, but it returned 'Error: no such file"],
     "bash_timeout_escapes": ["  FAIL  03 bash_timeout_raises", "must raise TimeoutError, but bash raised TimeoutExpired"],
     "edit_file_replaces_all": ["  FAIL  03 edit_file_several_matches_raise", "instead of replacing both"],
+    "confirm_lenient_yes": ["  FAIL  04 confirm_rejects_everything_else", "for the answer 'yeah'"],
+    "preview_edit_fragment_only": ["  FAIL  04 preview_edit_file_diff", """must show '-    return "helo"' as a line"""],
     "loop_one_message_per_result": ["  FAIL  05 one_user_message_for_all_results", "ONE user message"],
     "repl_no_history_repair": ["  FAIL  06 dangling_tool_use_repaired", "main (nano/repl.py) must pop", "(section 3)"],
 }
