@@ -22,6 +22,7 @@ SAYS = {
     "edit_file_replaces_all": ["  FAIL  03 edit_file_several_matches_raise", "instead of replacing both"],
     "loop_one_message_per_result": ["  FAIL  05 one_user_message_for_all_results", "ONE user message"],
     "repl_no_history_repair": ["  FAIL  06 dangling_tool_use_repaired", "main (nano/repl.py) must pop", "(section 3)"],
+    "repl_except_exception_only": ["  FAIL  06 ctrl_c_during_a_turn", "catch KeyboardInterrupt too", "(section 3)"],
 }
 
 
