@@ -102,8 +102,9 @@ def normal(log):
 
 
 def sessions(inputs, seen, section, why):
-    """The failure of a session that did not end normally (main raised `why` says what must not
-    end it, or did not return a list), or None; and the (case, run) pairs."""
+    """The failure of the first session that did not end normally, or None; and the (case, run)
+    pairs. A session ends normally when main returns a list; if main raised, `why` says what
+    must not end it."""
     if not isinstance(seen, dict):
         return f"main could not be run (section {section})", []
     if "escaped" in seen:
@@ -185,25 +186,21 @@ def judge_history(inputs, seen):
             yield f"the history must hold each line and its turn's reply: expected {expected}, got {log} (section 1)"
 
 
+@wrongs
 def judge_passes(inputs, seen):
     wrong, pairs = sessions(inputs, seen, 1, "a turn that went well must not end main")
     if wrong:
         yield wrong
-        return
     for case, run in pairs:
-        lines = case["lines"]
-        turns = turns_of(run)
+        lines, turns = case["lines"], turns_of(run)
         if run.get("calls") != len(lines):
             yield f"one line must run agent_loop once: {len(lines)} lines ran it {run.get('calls')} times (section 1)"
-        elif [turn.get("ask") for turn in turns] != [True] * len(lines):
+        if [turn.get("ask") for turn in turns] != [True] * len(lines):
             yield "main must hand its own asker to agent_loop, so the gate asks the same human (section 1)"
-        elif [turn.get("model") for turn in turns] != [True] * len(lines):
+        if [turn.get("model") for turn in turns] != [True] * len(lines):
             yield "main must hand its model to agent_loop, never the default call_model (section 1)"
-        elif normal(run["log"]) != normal(finished(case)):
+        if normal(run["log"]) != normal(finished(case)):
             yield "the replies of main's model must reach the history (section 1)"
-        else:
-            continue
-        return
 
 
 # --- section 2: blank lines, exit, the end of input ---------------------------------------------------
