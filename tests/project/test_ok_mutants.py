@@ -24,6 +24,7 @@ SAYS = {
     "preview_edit_fragment_only": ["  FAIL  04 preview_edit_file_diff", """must show '-    return "helo"' as a line"""],
     "loop_one_message_per_result": ["  FAIL  05 one_user_message_for_all_results", "ONE user message"],
     "repl_no_history_repair": ["  FAIL  06 dangling_tool_use_repaired", "main (nano/repl.py) must pop", "(section 3)"],
+    "repl_except_exception_only": ["  FAIL  06 ctrl_c_during_a_turn", "catch KeyboardInterrupt too", "(section 3)"],
 }
 
 
