@@ -171,6 +171,223 @@ MORE_MUTANTS = [
            "    messages = messages or []"),
     Mutant("repl_blank_lines_pushed", "06", "nano/repl.py", "        if not line:\n            continue\n", ""),
     Mutant("repl_except_exception_only", "06", "nano/repl.py", CATCH, "        except Exception as exc:"),
+    # The audit of issue 32: every other mistake lectures 01-06 name ("Common mistake: ...", "do
+    # not ...", "a loop that ..."), one mutant each, named after the lecture's words.
+    Mutant("warmup_prints", "01", "nano/protocol.py", WARMUP, "    print(61 * 1000 + 1)\n"),
+    Mutant("read_file_prints", "02", "nano/tools.py",
+           'return clip(file.read_text(encoding="utf-8", errors="replace"))',
+           'print(clip(file.read_text(encoding="utf-8", errors="replace")))'),
+    Mutant("read_file_reads_bytes", "02", "nano/tools.py",
+           'return clip(file.read_text(encoding="utf-8", errors="replace"))', "return file.read_bytes()"),
+    Mutant("read_file_strips_the_text", "02", "nano/tools.py",
+           'return clip(file.read_text(encoding="utf-8", errors="replace"))',
+           'return clip(file.read_text(encoding="utf-8", errors="replace").strip())'),
+    Mutant("list_files_unsorted", "02", "nano/tools.py", "names = sorted(entry.name", "names = list(entry.name"),
+    Mutant("list_files_returns_a_list", "02", "nano/tools.py", 'return clip("\\n".join(names))', "return names"),
+    Mutant("list_files_paths_not_names", "02", "nano/tools.py", 'sorted(entry.name + ("/"', 'sorted(str(entry) + ("/"'),
+    Mutant("list_files_recursive", "02", "nano/tools.py",
+           'sorted(entry.name + ("/" if entry.is_dir() else "") for entry in folder.iterdir())',
+           'sorted(str(entry.relative_to(folder)) + ("/" if entry.is_dir() else "") '
+           'for entry in folder.rglob("*"))'),
+    Mutant("list_files_skips_hidden", "02", "nano/tools.py", "for entry in folder.iterdir())",
+           'for entry in folder.iterdir() if not entry.name.startswith("."))'),
+    Mutant("run_tool_unknown_returns_a_string", "02", "nano/tools.py",
+           "raise ValueError(f\"Unknown tool {name!r}; the tools are {', '.join(sorted(table))}\")",
+           'return f"Unknown tool {name!r}"'),
+    Mutant("run_tool_unknown_is_a_key_error", "02", "nano/tools.py",
+           "    if name not in table:\n        raise ValueError(f\"Unknown tool {name!r}; the tools are "
+           "{', '.join(sorted(table))}\")\n", ""),
+    Mutant("run_tool_dispatches_by_globals", "02", "nano/tools.py",
+           "    if name not in table:\n        raise ValueError(f\"Unknown tool {name!r}; the tools are "
+           "{', '.join(sorted(table))}\")\n    return table[name](**input)\n",
+           "    if name not in globals():\n        raise ValueError(f\"Unknown tool {name!r}; the tools are "
+           "{', '.join(sorted(table))}\")\n    return globals()[name](**input)\n"),
+    Mutant("run_tool_without_lecture_03_tools", "02", "nano/tools.py",
+           '        "write_file": write_file,\n        "edit_file": edit_file,\n        "bash": bash,\n', ""),
+    Mutant("write_file_makedirs_dirname", "03", "nano/tools.py", "    file.parent.mkdir(parents=True, exist_ok=True)\n",
+           "    os.makedirs(os.path.dirname(path), exist_ok=True)\n"),
+    Mutant("write_file_mkdir_without_exist_ok", "03", "nano/tools.py", "file.parent.mkdir(parents=True, exist_ok=True)",
+           "file.parent.mkdir(parents=True)"),
+    Mutant("write_file_returns_nothing", "03", "nano/tools.py",
+           '    return f"Wrote {len(content)} characters to {path}"\n', ""),
+    Mutant("write_file_own_wording", "03", "nano/tools.py", 'return f"Wrote {len(content)} characters to {path}"',
+           'return f"Wrote {len(content)} characters to {path}."'),
+    Mutant("write_file_adds_a_final_newline", "03", "nano/tools.py", 'file.write_text(content, encoding="utf-8")',
+           'file.write_text(content if content.endswith("\\n") else content + "\\n", encoding="utf-8")'),
+    Mutant("write_file_catches_errors", "03", "nano/tools.py",
+           '    file.parent.mkdir(parents=True, exist_ok=True)\n    file.write_text(content, encoding="utf-8")\n',
+           '    try:\n        file.parent.mkdir(parents=True, exist_ok=True)\n'
+           '        file.write_text(content, encoding="utf-8")\n    except OSError as exc:\n'
+           '        return f"Error: {exc}"\n'),
+    Mutant("edit_file_writes_before_counting", "03", "nano/tools.py", "    count = text.count(old_string)\n",
+           "    count = text.count(old_string)\n"
+           '    file.write_text(text.replace(old_string, new_string), encoding="utf-8")\n'),
+    Mutant("edit_file_strips_old_string", "03", "nano/tools.py", "    count = text.count(old_string)\n",
+           "    old_string = old_string.strip()\n    count = text.count(old_string)\n"),
+    Mutant("edit_file_one_vague_message", "03", "nano/tools.py",
+           '    if count == 0:\n        raise ValueError(f"old_string was not found in {path}: read the file '
+           'and copy the text "\n                         "exactly, whitespace included")\n'
+           "    if count > 1:\n",
+           "    if count != 1:\n"),
+    Mutant("bash_merges_stderr", "03", "nano/tools.py", "stderr=subprocess.PIPE, text=True",
+           "stderr=subprocess.STDOUT, text=True"),
+    Mutant("bash_no_timeout", "03", "nano/tools.py", "proc.communicate(timeout=BASH_TIMEOUT)", "proc.communicate()"),
+    Mutant("bash_timeout_bound_at_import", "03", "nano/tools.py", "def bash(command: str) -> str:",
+           "def bash(command: str, BASH_TIMEOUT: float = BASH_TIMEOUT) -> str:"),
+    Mutant("preview_makes_the_edit", "04", "nano/gate.py",
+           "            return _diff(path, text, text.replace(old, new, 1))\n",
+           "            from nano.tools import edit_file\n            edit_file(path, old, new)\n"
+           '            return _diff(path, text, _current_text(path) or "")\n'),
+    Mutant("preview_makes_the_write", "04", "nano/gate.py",
+           '        return _diff(path, _current_text(path) or "", str(input.get("content", "")))\n',
+           '        before = _current_text(path) or ""\n        from nano.tools import write_file\n'
+           '        write_file(path, str(input.get("content", "")))\n'
+           '        return _diff(path, before, _current_text(path) or "")\n'),
+    Mutant("preview_edit_raises_for_a_missing_file", "04", "nano/gate.py", "        text = _current_text(path)\n",
+           "        text = Path(path).read_text()\n"),
+    Mutant("preview_diff_lines_run_together", "04", "nano/gate.py",
+           "return _diff(path, text, text.replace(old, new, 1))",
+           'return "".join(difflib.unified_diff(text.splitlines(), text.replace(old, new, 1).splitlines(), '
+           'f"a/{path}", f"b/{path}"))'),
+    Mutant("confirm_without_await", "04", "nano/gate.py", ASK,
+           '    answer = ask.question(f"{preview(name, input)}\\nAllow {name}? [y/n] ")\n'),
+    Mutant("confirm_asyncio_run", "04", "nano/gate.py", ASK,
+           '    import asyncio\n'
+           '    answer = asyncio.run(ask.question(f"{preview(name, input)}\\nAllow {name}? [y/n] "))\n'),
+    Mutant("confirm_calls_input", "04", "nano/gate.py", ASK,
+           '    import builtins\n    answer = builtins.input(f"{preview(name, input)}\\nAllow {name}? [y/n] ")\n'),
+    Mutant("confirm_not_no_is_yes", "04", "nano/gate.py", YES, 'return not answer.strip().lower().startswith("n")'),
+    Mutant("confirm_without_strip", "04", "nano/gate.py", YES, 'return answer.lower() in ("y", "yes")'),
+    Mutant("confirm_asks_until_y_or_n", "04", "nano/gate.py", ASK + "    " + YES + "\n",
+           "    while True:\n"
+           '        answer = (await ask.question(f"{preview(name, input)}\\nAllow {name}? [y/n] ")).strip().lower()\n'
+           '        if answer in ("y", "yes", "n", "no"):\n            return answer in ("y", "yes")\n'),
+    Mutant("call_model_client_at_import", "05", "nano/model.py", "_client: Any = None",
+           "_client: Any = anthropic.AsyncAnthropic()"),
+    Mutant("call_model_without_global", "05", "nano/model.py", "    global _client\n", ""),
+    Mutant("call_model_pasted_model_id", "05", "nano/model.py", "        model=MODEL,\n",
+           '        model="claude-sonnet-5-5",\n'),
+    Mutant("call_model_no_tools", "05", "nano/model.py", "        tools=TOOLS,\n", ""),
+    Mutant("loop_calls_call_model_by_name", "05", "nano/loop.py", "reply = await model(messages)",
+           "reply = await call_model(messages)"),
+    Mutant("loop_text_blocks_as_dicts", "05", "nano/loop.py",
+           'messages.append({"role": "assistant", "content": reply.content})',
+           'messages.append({"role": "assistant", "content": [{"type": "text", "text": b.text} '
+           'if b.type == "text" else b for b in reply.content]})'),
+    Mutant("loop_pushes_the_message", "05", "nano/loop.py",
+           'messages.append({"role": "assistant", "content": reply.content})',
+           'messages.append({"role": "assistant", "content": reply})'),
+    Mutant("loop_pushes_the_text_only", "05", "nano/loop.py",
+           'messages.append({"role": "assistant", "content": reply.content})',
+           'messages.append({"role": "assistant", "content": reply.content[0].text})'),
+    Mutant("loop_lets_the_exception_escape", "05", "nano/loop.py",
+           "                try:\n                    content, is_error = run_tool(block.name, block.input), False\n"
+           "                except Exception as exc:\n"
+           "                    content, is_error = str(exc) or type(exc).__name__, True\n",
+           "                content, is_error = run_tool(block.name, block.input), False\n"),
+    Mutant("loop_fixed_error_text", "05", "nano/loop.py", "content, is_error = str(exc) or type(exc).__name__, True",
+           'content, is_error = "error", True'),
+    Mutant("loop_copies_the_list", "05", "nano/loop.py", "    for _ in range(max_turns):\n",
+           "    messages = list(messages)\n    for _ in range(max_turns):\n"),
+    Mutant("loop_turn_limit_off_by_one", "05", "nano/loop.py", "range(max_turns)", "range(max_turns + 1)"),
+    Mutant("loop_empty_user_message", "05", "nano/loop.py",
+           '        if not results:\n            return "done"\n' + REPLY + "\n",
+           REPLY + '\n        if not results:\n            return "done"\n'),
+    Mutant("repl_loop_without_model", "06", "nano/repl.py", "agent_loop(messages, ask, model)",
+           "agent_loop(messages, ask)"),
+    Mutant("repl_loop_with_terminal_asker", "06", "nano/repl.py", "agent_loop(messages, ask, model)",
+           "agent_loop(messages, TerminalAsker(), model)"),
+    Mutant("repl_blank_test_before_strip", "06", "nano/repl.py",
+           '            line = (await ask.question("> ")).strip()\n        except (EOFError, KeyboardInterrupt):\n'
+           "            break\n        if not line:\n            continue\n",
+           '            line = await ask.question("> ")\n        except (EOFError, KeyboardInterrupt):\n'
+           '            break\n        if line == "":\n            continue\n        line = line.strip()\n'),
+    Mutant("repl_eof_escapes", "06", "nano/repl.py", "        except (EOFError, KeyboardInterrupt):\n",
+           "        except KeyboardInterrupt:\n"),
+    Mutant("repl_eof_goes_round", "06", "nano/repl.py", "        except (EOFError, KeyboardInterrupt):\n            break\n",
+           "        except KeyboardInterrupt:\n            break\n        except EOFError:\n            continue\n"),
+    Mutant("repl_check_not_at_rest", "06", "nano/repl.py", "                check_messages(messages, at_rest=True)\n",
+           "                check_messages(messages)\n"),
+    Mutant("repl_clears_after_failure", "06", "nano/repl.py", REPAIR,
+           "        try:\n            check_messages(messages, at_rest=True)\n"
+           "        except ProtocolError:\n            messages.clear()\n"),
+    Mutant("repl_try_around_the_loop", "06", "nano/repl.py",
+           "    while True:\n"
+           "        try:\n"
+           '            line = (await ask.question("> ")).strip()\n'
+           "        except (EOFError, KeyboardInterrupt):\n"
+           "            break\n"
+           "        if not line:\n"
+           "            continue\n"
+           '        if line == "exit":\n'
+           "            break\n"
+           '        messages.append({"role": "user", "content": line})\n'
+           "        try:\n"
+           "            status = await agent_loop(messages, ask, model)\n"
+           '            if status == "max_turns":\n'
+           '                print("error: stopped after the turn limit; the unfinished turn was dropped.")\n'
+           "        except (Exception, KeyboardInterrupt, asyncio.CancelledError) as exc:\n"
+           '            print(f"error: {explain(exc)}")\n'
+           "            current = asyncio.current_task()\n"
+           "            if isinstance(exc, asyncio.CancelledError) and current is not None:\n"
+           "                current.uncancel()\n"
+           "        while messages:\n"
+           "            try:\n"
+           "                check_messages(messages, at_rest=True)\n"
+           "                break\n"
+           "            except ProtocolError:\n"
+           "                messages.pop()\n"
+           "    return messages\n",
+           "    try:\n"
+           "        while True:\n"
+           "            try:\n"
+           '                line = (await ask.question("> ")).strip()\n'
+           "            except EOFError:\n"
+           "                break\n"
+           "            if not line:\n"
+           "                continue\n"
+           '            if line == "exit":\n'
+           "                break\n"
+           '            messages.append({"role": "user", "content": line})\n'
+           "            status = await agent_loop(messages, ask, model)\n"
+           '            if status == "max_turns":\n'
+           '                print("error: stopped after the turn limit; the unfinished turn was dropped.")\n'
+           "    except (Exception, KeyboardInterrupt, asyncio.CancelledError) as exc:\n"
+           '        print(f"error: {explain(exc)}")\n'
+           "    while messages:\n"
+           "        try:\n"
+           "            check_messages(messages, at_rest=True)\n"
+           "            break\n"
+           "        except ProtocolError:\n"
+           "            messages.pop()\n"
+           "    return messages\n"),
+    Mutant("repl_gate_eof_ends_the_session", "06", "nano/repl.py", CATCH,
+           "        except EOFError:\n            break\n" + CATCH),
+    Mutant("repl_ignores_the_status", "06", "nano/repl.py",
+           "            status = await agent_loop(messages, ask, model)\n"
+           "            if status == \"max_turns\":\n"
+           "                print(\"error: stopped after the turn limit; the unfinished turn was dropped.\")\n"
+           "        except (Exception, KeyboardInterrupt, asyncio.CancelledError) as exc:\n"
+           "            print(f\"error: {explain(exc)}\")\n"
+           "            current = asyncio.current_task()\n"
+           "            if isinstance(exc, asyncio.CancelledError) and current is not None:\n"
+           "                current.uncancel()\n"
+           "        while messages:\n            try:\n                check_messages(messages, at_rest=True)\n"
+           "                break\n            except ProtocolError:\n                messages.pop()\n",
+           "            await agent_loop(messages, ask, model)\n"
+           "        except (Exception, KeyboardInterrupt, asyncio.CancelledError) as exc:\n"
+           "            print(f\"error: {explain(exc)}\")\n"
+           "            current = asyncio.current_task()\n"
+           "            if isinstance(exc, asyncio.CancelledError) and current is not None:\n"
+           "                current.uncancel()\n"
+           "            while messages:\n                try:\n                    check_messages(messages, at_rest=True)\n"
+           "                    break\n                except ProtocolError:\n                    messages.pop()\n"),
+    Mutant("repl_reraises_after_printing", "06", "nano/repl.py", '            print(f"error: {explain(exc)}")\n',
+           '            print(f"error: {explain(exc)}")\n            raise\n'),
+    Mutant("repl_prints_the_traceback", "06", "nano/repl.py", '            print(f"error: {explain(exc)}")\n',
+           "            import traceback\n            traceback.print_exc()\n"),
+    Mutant("repl_error_without_explain", "06", "nano/repl.py", 'print(f"error: {explain(exc)}")',
+           'print(f"error: {exc}")'),
 ]
 
 
