@@ -329,7 +329,8 @@ RULES = [
     Rule("l02_read_file_clips_long_files", drive_long, judge_long, {"files": [[0, None]]}),
     Rule("l02_list_files_sorted_names", drive_listings, judge_sorted, {"cases": [
         {"files": {name: "" for name in ["cherry.txt", "apple.txt", ".env", "banana.txt"]}, "path": ".",
-         "names": [".env", "apple.txt", "banana.txt", "cherry.txt"]}]}),
+         "names": [".env", "apple.txt", "banana.txt", "cherry.txt"]},
+        {"files": {"src/util.py": "", "src/main.py": ""}, "path": "src", "names": ["main.py", "util.py"]}]}),
     Rule("l02_list_files_marks_directories", drive_listings, judge_marked, {"cases": [
         {"files": {"src/main.py": "", "readme.md": ""}, "folders": ["build"], "path": ".",
          "names": ["readme.md", "src/", "build/"]}]}),
@@ -344,7 +345,8 @@ RULES = [
         ["write_file", {"path": "out.txt", "content": "hello\n"}],
         ["edit_file", {"path": "a.py", "old_string": "x = 1", "new_string": "x = 2"}],
         ["bash", {"command": "echo hi"}], ["list_files", {}]]}),
-    Rule("l02_run_tool_unknown_tool", drive_unknown, judge_unknown, {"calls": [["delete_everything", {}]]}),
+    Rule("l02_run_tool_unknown_tool", drive_unknown, judge_unknown, {"calls": [
+        ["delete_everything", {}], ["clip", {"text": "abc"}]]}),
     Rule("l02_run_tool_does_not_swallow_errors", drive_failures, judge_failures, {"calls": [
         ["read_file", "missing/gone.txt", "FileNotFoundError"]]}),
 ]
