@@ -1,16 +1,21 @@
 """The one class the slow grading tests share: graded once per session, from the command line.
 
-Grading a hand-in with real nbgrader and the independent check costs seconds of CPU, and three
+Grading a hand-in with real nbgrader and the independent check costs seconds of CPU, and several
 tests need a class of them: the sample class (fixtures/submissions; test_grading), the mutant
-catalogue (autograder/authoring/mutants.py; test_mutations) and the attacks from the kernel (ATTACKS below, in payloads/;
-test_verify). Graded together, the workers stay busy, and the course copy, the reference's
-observations and the workers' start-up are paid once. Each test reads its own students' rows.
+catalogue (autograder/authoring/mutants.py; test_mutations), the alternatives (test_mutations),
+the attacks from the kernel (ATTACKS below, in payloads/; test_verify) and the forgers
+(FORGERS below; test_unforgeable). Graded together, the workers stay busy, and the course copy,
+the reference's observations and the workers' start-up are paid once. Each test reads its own
+students' rows.
 
-The ids keep the groups apart: the samples as committed; each mutant as mutant-<name>, on a
-perfect hand-in; the alternatives (autograder/authoring/alternatives.py; test_mutations) packed
-as alt-pack-<n> on perfect hand-ins, a contested one alone as alt-<name>; the attackers as m-<attack>, each on the honest partial hand-in
-(ab-honest-partial: lecture 02's read_file not written), graded between the perfect aa-honest and
-zz-honest. zz-honest is also the mutant test's reference.
+The ids keep the groups apart: the samples as committed; the mutants packed as
+mutant-pack-<n> on perfect hand-ins, at most one of each lecture in a hand-in
+(mutant_hand_ins); the alternatives (autograder/authoring/alternatives.py) packed as
+alt-pack-<n> on perfect hand-ins, a contested one alone as alt-<name> (alternative_hand_ins);
+the attackers as m-<attack>, each on the honest partial hand-in (ab-honest-partial: lecture 02's
+read_file not written), graded between the perfect aa-honest and zz-honest; the forgers as
+u-<name>. zz-honest is also the mutant test's reference and the forgers' honest student, and
+the sample `untouched` their untouched stubs.
 """
 
 import ast
@@ -19,6 +24,8 @@ import io
 import os
 import re
 import shutil
+import subprocess
+import sys
 import textwrap
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,7 +35,7 @@ from autograder.authoring import release
 from autograder.grading import results
 from autograder.authoring import notebooks
 from autograder.authoring.alternatives import ALTERNATIVES, Alternative
-from autograder.authoring.mutants import MORE_MUTANTS, MUTANTS, Mutant, apply
+from autograder.authoring.mutants import MORE_MUTANTS, MUTANTS, Edit, Mutant, apply
 
 SAMPLES = release.ROOT / "fixtures" / "submissions"
 TIMEOUT = 20  # seconds per cell, as expected.csv was made with
@@ -87,7 +94,8 @@ def mutants() -> list[Mutant]:
 
 
 def write_class(release_dir: Path, subs: Path) -> None:
-    """The samples, the honest students, the attackers, the mutants and the alternatives, as hand-ins in `subs`."""
+    """The samples, the honest students, the attackers, the forgers, the mutants and the
+    alternatives, as hand-ins in `subs`."""
     shutil.copytree(SAMPLES, subs)
 
     def solved(name: str) -> Path:
@@ -104,23 +112,70 @@ def write_class(release_dir: Path, subs: Path) -> None:
         shutil.copytree(partial, attacker)
         module = attacker / target
         module.write_text(module.read_text(encoding="utf-8") + "\n" + code, encoding="utf-8")
-    for mutant in mutants():
-        apply(solved(f"mutant-{mutant.name}"), mutant)
-    for name, group in alternative_hand_ins().items():
+    write_forgers(release_dir, subs)
+    for name, group in {**mutant_hand_ins(), **alternative_hand_ins()}.items():
         work = solved(name)
-        for alternative in group:
-            apply(work, alternative)
-    solved("zz-honest")
+        for edit in group:
+            apply(work, edit)
+    solved(HONEST)
+
+
+# The forgers of test_unforgeable (issue 22): each a hand-in made from the payloads below.
+FORGERS = ("u-forger", "u-clock", "u-huge", "u-twin", "u-flood", "u-leak", "u-burner")
+HONEST, UNTOUCHED = "zz-honest", "untouched"  # their honest and untouched classmates
+
+
+def append(path: Path, name: str) -> None:
+    path.write_text(path.read_text(encoding="utf-8") + "\n" + payload(name), encoding="utf-8")
+
+
+def swap_bash(workspace: Path, name: str, edit=lambda text: text) -> None:
+    """nano/tools.py with bash's solution replaced by the payload's bash (`edit`ed), and the
+    payload's helpers after it."""
+    tools = workspace / "nano" / "tools.py"
+    source = workspace / f".{name}"
+    source.write_text(edit(payload(name)), encoding="utf-8")
+    [body] = [b for function, b in function_bodies(source).items() if function == "bash"]
+    helpers = source.read_text(encoding="utf-8").split("\ndef bash(")[0]
+    source.unlink()
+    tools.write_text(replace_solution(tools.read_text(encoding="utf-8"), "bash", body) + "\n" + helpers,
+                     encoding="utf-8")
+
+
+def set_answer(workspace: Path, notebook: str, old: str, new: str) -> None:
+    [path] = workspace.glob(notebook)
+    nb = notebooks.load(path)
+    hits = [c for c in nb.cells if old in c.source]
+    assert len(hits) == 1, old
+    hits[0].source = hits[0].source.replace(old, new)
+    path.write_text(notebooks.render(nb), encoding="utf-8")
+
+
+def write_forgers(release_dir: Path, subs: Path) -> None:
+    """The FORGERS, as hand-ins in `subs` (test_unforgeable says what each tries)."""
+    def solved(name):
+        return release.solve_workspace(release.make_workspace(release_dir, subs / name))
+
+    append(release.make_workspace(release_dir, subs / "u-forger") / "nano" / "tools.py", "forge_the_subject.py")
+    swap_bash(solved("u-clock"), "bend_the_clock.py")
+    huge = solved("u-huge")
+    swap_bash(huge, "huge_numbers.py")
+    set_answer(huge, "01-*.ipynb", "answer_q1 = 3", 'answer_q1 = "9" * 5000')
+    twin = solved("u-twin")  # the honest twin of u-huge: the same, with numbers of a few digits
+    swap_bash(twin, "huge_numbers.py", lambda text: text.replace('"9" * 5000', '"99999"'))
+    set_answer(twin, "01-*.ipynb", "answer_q1 = 3", "answer_q1 = 99999")
+    append(solved("u-flood") / "nano" / "tools.py", "flood_the_channel.py")
+    append(solved("u-leak") / "nano" / "tools.py", "leak_the_judges.py")
+    append(solved("u-burner") / "nano" / "protocol.py", "burn_the_cpu.py")
 
 
 GROUP = 10  # alternatives at most in one hand-in
 
 
-def alternative_hand_ins() -> dict[str, tuple[Alternative, ...]]:
-    """Hand-in name -> the alternatives it carries. A contested one is a hand-in of its own (it may
-    lose points, and must be told apart); the others are packed, up to GROUP in a hand-in, each
-    edit still applying exactly once after the ones before it: correct code plus correct code
-    is correct code, and the class is 35 hand-ins shorter for it."""
+def packed(edits: list[Edit], fits) -> list[tuple[Edit, ...]]:
+    """`edits` packed first-fit: each joins the first pack whose members `fits(members, edit)`
+    allows and where its edit still applies exactly once after the ones before it, touching no
+    text they wrote; else it starts a pack."""
     texts = {}
 
     def text(file: str) -> str:
@@ -131,27 +186,36 @@ def alternative_hand_ins() -> dict[str, tuple[Alternative, ...]]:
                 "\n\x00\n".join(c.source for c in notebooks.load(path).cells)
         return texts[file]
 
-    hand_ins: dict[str, tuple[Alternative, ...]] = {}
-    packs: list[tuple[list[Alternative], dict[str, str]]] = []
-    for alternative in ALTERNATIVES:
-        if alternative.contested:
-            hand_ins[f"alt-{alternative.name}"] = (alternative,)
-            continue
+    packs: list[tuple[list[Edit], dict[str, str]]] = []
+    for edit in edits:
         for members, edited in packs:
-            current = edited.get(alternative.file, text(alternative.file))
-            if len(members) < GROUP and current.count(alternative.old) == 1 and \
-                    all(a.file != alternative.file or a.new not in current or alternative.old not in a.new
-                        for a in members):
+            current = edited.get(edit.file, text(edit.file))
+            if fits(members, edit) and current.count(edit.old) == 1 and \
+                    all(a.file != edit.file or a.new not in current or edit.old not in a.new for a in members):
                 break
         else:
             members, edited = [], {}
             packs.append((members, edited))
-        current = edited.get(alternative.file, text(alternative.file))
-        edited[alternative.file] = current.replace(alternative.old, alternative.new)
-        members.append(alternative)
-    for number, (members, _) in enumerate(packs, 1):
-        hand_ins[f"alt-pack-{number}"] = tuple(members)
-    return hand_ins
+        current = edited.get(edit.file, text(edit.file))
+        edited[edit.file] = current.replace(edit.old, edit.new)
+        members.append(edit)
+    return [tuple(members) for members, _ in packs]
+
+
+def alternative_hand_ins() -> dict[str, tuple[Alternative, ...]]:
+    """Hand-in name -> the alternatives it carries. A contested one is a hand-in of its own (it may
+    lose points, and must be told apart); the others are packed, up to GROUP in a hand-in:
+    correct code plus correct code is correct code, and the class is 35 hand-ins shorter for it."""
+    hand_ins = {f"alt-{a.name}": (a,) for a in ALTERNATIVES if a.contested}
+    packs = packed([a for a in ALTERNATIVES if not a.contested], lambda members, _: len(members) < GROUP)
+    return hand_ins | {f"alt-pack-{number}": pack for number, pack in enumerate(packs, 1)}
+
+
+def mutant_hand_ins() -> dict[str, tuple[Mutant, ...]]:
+    """Hand-in name -> the mutants it carries: at most one of each lecture, so that every lecture's
+    loss is owed to its own mutant (as many hand-ins as the lecture with the most mutants has)."""
+    packs = packed(mutants(), lambda members, mutant: all(m.lecture != mutant.lecture for m in members))
+    return {f"mutant-pack-{number}": pack for number, pack in enumerate(packs, 1)}
 
 
 @dataclass(frozen=True)
@@ -162,16 +226,35 @@ class Graded:
     out: str        # what it printed
     err: str
     grades: dict[str, results.Grade]  # read back from grades.csv and problems.csv
+    again: "Graded | None" = None  # the forgers and their classmates graded again, beside the class
 
 
 def grade_class(course: Path, scratch: Path) -> Graded:
-    """Write the class in `scratch` and grade it there with `nano-course grade` (default workers)."""
+    """Write the class in `scratch` and grade it there with `nano-course grade` (default workers);
+    beside it, in a process of its own, the forgers with HONEST and UNTOUCHED as a class of their
+    own into another copy of the course (test_unforgeable compares the two gradings)."""
+    release_dir = course / "release" / release.ASSIGNMENT
     subs = scratch / "subs"
-    write_class(course / "release" / release.ASSIGNMENT, subs)
+    write_class(release_dir, subs)
+    again = scratch / "again"
+    for student in (HONEST, UNTOUCHED):
+        shutil.copytree(subs / student, again / "subs" / student)
+    write_forgers(release_dir, again / "subs")
+    shutil.copytree(course, again / "course")
     graded = scratch / "course"
     shutil.copytree(course, graded)
     out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = cli.main(["grade", str(subs), "--course", str(graded), "--timeout", str(TIMEOUT)])
+    with (again / "out.txt").open("w", encoding="utf-8") as said:
+        beside = subprocess.Popen([str(Path(sys.executable).with_name("nano-course")), "grade", str(again / "subs"),
+                                   "--course", str(again / "course"), "--timeout", str(TIMEOUT)],
+                                  stdout=said, stderr=subprocess.STDOUT)
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                code = cli.main(["grade", str(subs), "--course", str(graded), "--timeout", str(TIMEOUT)])
+        finally:
+            beside.wait()
+    regraded = Graded(again / "course", again / "subs", beside.returncode,
+                      (again / "out.txt").read_text(encoding="utf-8"), "",
+                      {g.student: g for g in results.read_grades(again / "course")})
     return Graded(graded, subs, code, out.getvalue(), err.getvalue(),
-                  {g.student: g for g in results.read_grades(graded)})
+                  {g.student: g for g in results.read_grades(graded)}, regraded)

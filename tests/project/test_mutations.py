@@ -6,12 +6,26 @@ small edit of the reference: (name, lecture, file, old text, new text). Applied 
 submission and graded by real nbgrader, every mutant must lose points in its own lecture and in
 no other, while the reference keeps all 10. `ok` says whether the visible checks (./ok NN) pass
 on it: only for a wrong answer in a notebook (test_ok_mutants.py tries every mutant). The test
-checks that too, and prints the table.
+prints the table.
 
 The mutants are graded in the class the slow grading tests share (one_class.py): MUTANTS (at
-at least one for each mistake a lecture names) by default, MORE_MUTANTS too when
-NANO_ALL_MUTANTS=1 is set (every one lost points in its own lecture only when this catalogue was
-written).
+least one for each mistake a lecture names) by default, MORE_MUTANTS too when NANO_ALL_MUTANTS=1
+is set (every one lost points in its own lecture only when this catalogue was written). They are
+packed, as the alternatives are, at most one of each lecture in a hand-in
+(one_class.mutant_hand_ins): six hand-ins for the 22 instead of 22. Each hand-in must lose points
+in exactly the lectures whose mutants it carries, and nothing in the others.
+
+What packing cannot tell apart is a mutant costing points in another lecture that carries its own
+mutant in the same hand-in: that lecture loses points either way. A cell scores when its visible
+part passes in the kernel and every one of its behaviours passes in the check, so that blind spot
+is covered per mutant, apart, on each side: the visible part of a lecture's cells is its ./ok
+checks, and test_ok_mutants.py runs every lecture's on a perfect workspace with each mutant alone
+(only the mutant's own may fail, and only a wrong answer passes: the `./ok` column below is what
+it proves); the check's side is test_verify's test_each_mutant_is_refused_in_its_own_lecture_only
+(each mutant alone, refused in its own lecture's cells and in no other). Both hold because a
+behaviour drives one lecture's functions with doubles standing in for the others, so another
+lecture's mistake does not reach it; the packed grading shows the same end to end wherever a
+lecture carries no mutant of its own.
 
 The other half of fairness: the alternatives catalogue (autograder/authoring/alternatives.py),
 correct code written another way, graded in the same class (packed several to a hand-in by
@@ -56,36 +70,36 @@ def test_the_catalogue_names_at_least_20_mistakes_in_every_lecture_and_applies_t
 
 @pytest.mark.slow
 def test_each_named_mistake_costs_points_in_its_own_lecture_only(graded_class, capsys):
-    mutants = one_class.mutants()
+    hand_ins = one_class.mutant_hand_ins()
+    mutants = [m for pack in hand_ins.values() for m in pack]
+    assert sorted(m.name for m in mutants) == sorted(m.name for m in one_class.mutants())
+    assert all(len({m.lecture for m in pack}) == len(pack) for pack in hand_ins.values())
     grades, graded = graded_class.grades, graded_class.course
-    with concurrent.futures.ThreadPoolExecutor(2) as pool:
-        passes_ok = dict(zip((m.name for m in mutants), pool.map(
-            lambda m: visible_checks_pass(graded_class.hand_ins / f"mutant-{m.name}", m.lecture), mutants)))
-    grades = {**grades, "reference": grades["zz-honest"]}
-    grades.update({m.name: grades[f"mutant-{m.name}"] for m in mutants})
-
     full = grade.max_points(graded)
-    lines = [f"{'mutant':38} lecture  ./ok    points lost", f"{'reference':38} {'':7}  {'':6}  "
-             + (", ".join(f"{k}: {full[k] - v:g}" for k, v in grades["reference"].scores.items()
-                          if v < full[k] - 1e-9) or "none")]
+    reference = grades[one_class.HONEST]
+
+    def lost(name: str) -> dict[str, float]:
+        return {k: round(full[k] - v, 3) for k, v in grades[name].scores.items() if v < full[k] - 1e-9}
+
+    lines = [f"{'mutant':38} lecture  ./ok    hand-in          points lost there",
+             f"{'reference':38} {'':7}  {'':6}  {one_class.HONEST:15}  "
+             + (", ".join(f"{k}: -{v:g}" for k, v in lost(one_class.HONEST).items()) or "none")]
     wrong = []
-    for mutant in mutants:
-        got = grades[mutant.name]
-        lost = {k: round(full[k] - v, 3) for k, v in got.scores.items() if v < full[k] - 1e-9}
-        lines.append(f"{mutant.name:38} {mutant.lecture:7}  {'passes' if passes_ok[mutant.name] else 'fails':6}  "
-                     + (", ".join(f"{k}: -{v:g}" for k, v in lost.items()) or "nothing"))
-        if set(lost) != {mutant.lecture} or got.problem:
-            wrong.append(f"{mutant.name} ({mutant.lecture}) lost {lost or 'nothing'} {got.problem}")
-        if passes_ok[mutant.name] != mutant.ok:
-            wrong.append(f"{mutant.name}: ./ok {'passes' if passes_ok[mutant.name] else 'fails'}, "
-                         f"but the catalogue says it {'passes' if mutant.ok else 'fails'}")
-    caught_only_by_hidden = [m.name for m in mutants if passes_ok[m.name]]
-    lines.append(f"{len(mutants)} mutants; {len(caught_only_by_hidden)} pass ./ok and are caught only by "
-                 f"the hidden tests: {', '.join(caught_only_by_hidden)}")
+    for name, pack in hand_ins.items():
+        if set(lost(name)) != {m.lecture for m in pack} or grades[name].problem:
+            wrong.append(f"{name} ({', '.join(f'{m.name} ({m.lecture})' for m in pack)}) lost "
+                         f"{lost(name) or 'nothing'} {grades[name].problem}")
+        for mutant in pack:
+            lines.append(f"{mutant.name:38} {mutant.lecture:7}  {'passes' if mutant.ok else 'fails':6}  {name:15}  "
+                         + (f"{mutant.lecture}: -{lost(name)[mutant.lecture]:g}" if mutant.lecture in lost(name)
+                            else "nothing"))
+    caught_only_by_hidden = [m.name for m in mutants if m.ok]
+    lines.append(f"{len(mutants)} mutants in {len(hand_ins)} hand-ins; {len(caught_only_by_hidden)} pass ./ok and "
+                 f"are caught only by the hidden tests: {', '.join(caught_only_by_hidden)}")
     with capsys.disabled():
         print("\n" + "\n".join(lines))
 
-    assert grades["reference"].scores == pytest.approx(full) and not grades["reference"].problem
+    assert reference.scores == pytest.approx(full) and not reference.problem
     assert not wrong, "\n".join(wrong)
     assert caught_only_by_hidden, "no mutant passes ./ok: the hidden tests add nothing?"
 

@@ -1,7 +1,12 @@
 """Does ./ok catch every named mistake? Each mutant of the catalogue (autograder/authoring/mutants.py)
 applied to a perfect workspace must fail ./ok for its own lecture, saying what went wrong and
 which section to reread; only a wrong answer in a notebook passes (the visible checks cannot know
-the answer without giving it away; the hidden tests do)."""
+the answer without giving it away; the hidden tests do).
+
+./ok runs every lecture's checks here, and no other lecture's may fail: the visible checks are
+what a graded cell runs in the kernel, so this is the kernel's half of "costs points in its own
+lecture only" for each mutant alone, which test_mutations.py, grading the mutants packed one per
+lecture in a hand-in, cannot tell apart (test_verify.py runs the check's half)."""
 
 import concurrent.futures
 import subprocess
@@ -13,6 +18,7 @@ from autograder.authoring import release
 from autograder.authoring.mutants import MORE_MUTANTS, MUTANTS, apply
 
 CODE_MUTANTS = [m for m in MUTANTS + MORE_MUTANTS if not m.ok]
+ANSWER_MUTANTS = [m for m in MUTANTS + MORE_MUTANTS if m.ok]
 
 # What ./ok must say for some mistakes: the words a student needs, not a traceback's.
 SAYS = {
@@ -28,9 +34,15 @@ SAYS = {
 }
 
 
-def ok(workspace, lecture):
-    return subprocess.run([sys.executable, "ok", "00" if lecture == "01" else lecture], cwd=workspace,
-                          capture_output=True, text=True, timeout=120)
+def ok(workspace):
+    """./ok alone: every lecture's checks."""
+    return subprocess.run([sys.executable, "ok"], cwd=workspace, capture_output=True, text=True, timeout=300)
+
+
+def failing(done) -> set[str]:
+    """The lectures whose checks failed in ./ok's output (lecture 01's are its 00)."""
+    numbers = {line.split()[1] for line in done.stdout.splitlines() if line.startswith("  FAIL  ")}
+    return {"01" if number == "00" else number for number in numbers}
 
 
 @pytest.fixture(scope="module")
@@ -41,32 +53,37 @@ def solved(course, tmp_path_factory):
 
 
 def with_mutant(workspace, mutant):
-    """./ok for the mutant's lecture, run with the mutant applied to `workspace` (then undone)."""
+    """./ok, run with the mutant applied to `workspace` (then undone)."""
     path = workspace / mutant.file
     original = path.read_bytes()
     apply(workspace, mutant)
     try:
-        return ok(workspace, mutant.lecture)
+        return ok(workspace)
     finally:
         path.write_bytes(original)
 
 
 @pytest.mark.slow
 def test_every_named_mistake_fails_ok_in_its_own_lecture(solved):
-    for lecture in sorted({m.lecture for m in CODE_MUTANTS}):
-        done = ok(solved[0], lecture)
-        assert done.returncode == 0, f"./ok {lecture} fails on the reference:\n{done.stdout}{done.stderr}"
-    halves = [CODE_MUTANTS[0::2], CODE_MUTANTS[1::2]]
+    done = ok(solved[0])
+    assert done.returncode == 0, f"./ok fails on the reference:\n{done.stdout}{done.stderr}"
+    mutants = CODE_MUTANTS + ANSWER_MUTANTS
+    halves = [mutants[0::2], mutants[1::2]]
     with concurrent.futures.ThreadPoolExecutor(2) as pool:
         runs = pool.map(lambda half, ws: [(m, with_mutant(ws, m)) for m in half], halves, solved)
         results = [pair for half in runs for pair in half]
     missed, wrong = [], []
     for mutant, done in results:
-        failures = [line for line in done.stdout.splitlines() if line.startswith("  FAIL  ")]
-        if done.returncode != 1 or not failures or done.stderr:
+        if mutant.ok:
+            if done.returncode != 0 or done.stderr:
+                wrong.append(f"{mutant.name} ({mutant.lecture}), a wrong answer: ./ok exited {done.returncode}\n"
+                             f"{done.stdout}{done.stderr}")
+        elif done.returncode != 1 or not failing(done) or done.stderr:
             missed.append(f"{mutant.name} ({mutant.lecture}): ./ok exited {done.returncode}\n{done.stdout}{done.stderr}")
+        elif failing(done) != {mutant.lecture}:
+            wrong.append(f"{mutant.name} ({mutant.lecture}): ./ok fails in lectures {sorted(failing(done))}:\n{done.stdout}")
         elif any(phrase not in done.stdout for phrase in SAYS.get(mutant.name, [])):
-            wrong.append(f"{mutant.name}: ./ok {mutant.lecture} should say {SAYS[mutant.name]}:\n{done.stdout}")
+            wrong.append(f"{mutant.name}: ./ok should say {SAYS[mutant.name]}:\n{done.stdout}")
         elif "(section" not in done.stdout and "line" not in done.stdout:
             wrong.append(f"{mutant.name}: ./ok names no section and no line:\n{done.stdout}")
     assert not missed, f"{len(missed)} of {len(CODE_MUTANTS)} named mistakes pass ./ok:\n" + "\n".join(missed)
