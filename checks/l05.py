@@ -10,8 +10,8 @@ replies, what the tools and the gate answer (l05_loop.py says how).
 """
 
 from checks.l05_loop import (drive_celsius, drive_runs, drive_turn_limit, judge_by_id, judge_callers_list,
-                             judge_celsius, judge_declined, judge_one_message, judge_text_reply, judge_tool_error,
-                             judge_turn_limit, judge_ungated, judge_verbatim)
+                             judge_celsius, judge_declined, judge_one_message, judge_printed, judge_text_reply,
+                             judge_tool_error, judge_turn_limit, judge_ungated, judge_verbatim)
 from checks.l05_model import (drive_five_fields, drive_fresh_import, drive_one_call, drive_reuses_client,
                               judge_five_fields, judge_fresh_import, judge_one_call, judge_reuses_client)
 from checks.l05_seen import total
@@ -56,6 +56,12 @@ RULES = [
     Rule("l05_results_matched_by_id", drive_runs, total(judge_by_id), {"cases": [
         {"start": user("Read notes.txt."), "tools": "contents of {path}", "replies": [
             [tool_use("toolu_check_1", "read_file", {"path": "notes.txt"})], [text("Read it.")]]}]}),
+    Rule("l05_results_matched_by_id", drive_runs, total(judge_printed), {"cases": [
+        {"start": user("Look around, then clean up."), "tools": "output of {name}", "answers": [False],
+         "raises": {"src": ["FileNotFoundError", "No such file: src"]}, "replies": [
+            [text("Let me look."), tool_use("toolu_s1", "read_file", {"path": "a.txt"}),
+             tool_use("toolu_s2", "bash", {"command": "rm -rf build"})],
+            [tool_use("toolu_s3", "list_files", {"path": "src"})], [text("Done.")]]}]}),
     Rule("l05_tool_error_becomes_result", drive_runs, total(judge_tool_error), {"cases": [
         {"start": user("Read missing.txt."), "tools": "fine: {path}",
          "raises": {"missing.txt": ["FileNotFoundError", "No such file: missing.txt"]}, "replies": [

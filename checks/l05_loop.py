@@ -316,6 +316,37 @@ def judge_by_id(inputs, seen):
             return
 
 
+def judge_printed(inputs, seen):
+    """What a person watching sees (on stdout, or stderr): each text block's text, and for each
+    tool request, in order, one line "●", the tool's name and its input. A request the human
+    declines and one whose tool fails get their line too: it comes before the gate and the tool."""
+    wrong, pairs = runs(inputs, seen, "section 3")
+    if wrong:
+        yield wrong
+        return
+    for case, run in pairs:
+        printed = run.get("printed") if isinstance(run.get("printed"), str) else ""
+        texts = [b["text"] for reply in case["replies"] for b in reply if b.get("type") == "text"]
+        missing = [text for text in texts if text not in printed]
+        if missing:
+            yield f"agent_loop must print each text block's text; it did not print {missing[0]!r} (section 2)"
+            return
+        lines = [line.strip() for line in printed.splitlines() if line.strip().startswith("●")]
+        wanted = every_request(case)
+        if len(lines) != len(wanted):
+            example = f"● {wanted[0][1]}({json.dumps(wanted[0][2])})" if wanted else "● NAME(INPUT)"
+            yield (f"agent_loop must print one line per tool request, '●' then the tool's name and its input as "
+                   f"JSON, as in {example}, before the gate asks or the tool runs (a declined or failed one too); "
+                   f"{len(wanted)} requests gave {len(lines)} such lines (section 3)")
+            return
+        for line, (_, name, input) in zip(lines, wanted):
+            values = [v[:20] for v in input.values() if isinstance(v, str)] if isinstance(input, dict) else []
+            if name not in line or not all(v in line for v in values):
+                yield (f"the line for each tool request must hold the tool's name and its input, in the order of "
+                       f"the requests: expected one like ● {name}({json.dumps(input)}), got {line!r} (section 3)")
+                return
+
+
 def judge_tool_error(inputs, seen):
     """A tool that raised gives a result with is_error True carrying the exception's message;
     the others in the turn keep theirs; the loop goes on and the model sees the errors."""

@@ -94,6 +94,19 @@ def draw_by_id(rule, rng):
         [text("That is everything.")]]}]}
 
 
+def draw_printed(rule, rng):
+    tag = f"{rng.getrandbits(24):06x}"
+    return {"cases": visible(rule) + [{
+        "start": user("Make it."), "tools": "done: {name}", "answers": [True, False, True],
+        "raises": {f"gone_{tag}.txt": ["FileNotFoundError", f"No such file: gone_{tag}.txt"]}, "replies": [
+            [tool_use(f"toolu_{tag}_1", "write_file", {"path": f"new_{tag}.py", "content": f"x = {tag}"}),
+             text("Then an edit."),
+             tool_use(f"toolu_{tag}_2", "edit_file", {"path": "app.py", "old_string": "a", "new_string": f"b{tag}"})],
+            [tool_use(f"toolu_{tag}_3", "read_file", {"path": f"gone_{tag}.txt"}),
+             tool_use(f"toolu_{tag}_4", "bash", {"command": f"echo {tag}"})],
+            [text("Done.")]]}]}
+
+
 def draw_tool_error(rule, rng):
     n = rng.randrange(10**6)
     errors = {
@@ -164,7 +177,7 @@ def draw_celsius(rule, rng):
 
 DRAWS = {"judge_one_call": None, "judge_five_fields": draw_five_fields, "judge_fresh_import": None,
          "judge_reuses_client": draw_reuses_client, "judge_text_reply": draw_text_reply,
-         "judge_verbatim": draw_verbatim, "judge_by_id": draw_by_id,
+         "judge_verbatim": draw_verbatim, "judge_by_id": draw_by_id, "judge_printed": draw_printed,
          "judge_tool_error": draw_tool_error, "judge_declined": draw_declined, "judge_ungated": draw_ungated,
          "judge_one_message": draw_one_message, "judge_callers_list": draw_callers_list,
          "judge_turn_limit": draw_turn_limit, "judge_celsius": draw_celsius}  # by each rule's judge
