@@ -525,6 +525,9 @@ def judge_turn_limit(inputs, seen):
     found = listed(seen.get("runs"))
     for index, case in enumerate(inputs["cases"]):
         run, limit = part(found, index), case.get("max_turns")
+        if "NotImplementedError" in listed(run.get("raised")):
+            yield raised("agent_loop", run, "section 4")
+            return
         if case.get("finishes"):
             if run.get("calls") != limit or run.get("status") != "done":
                 yield (f"a model that stops on call {limit} of max_turns={limit} has finished: 'done', "
