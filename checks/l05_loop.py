@@ -162,14 +162,19 @@ def drive_runs(subject, inputs):
     return {"runs": [run_loop(subject, case) for case in inputs["cases"]]}
 
 
-def runs(inputs, seen, section):
-    """Each case beside its run; first the sentence for a run that raised, if one did."""
+def stopped(inputs, seen, section):
+    """The sentence for the first run that raised, if one did."""
     found = listed(seen.get("runs"))
-    pairs = [(case, part(found, index)) for index, case in enumerate(inputs["cases"])]
-    for _, run in pairs:
-        if raised("agent_loop", run, section):
-            return raised("agent_loop", run, section), []
-    return None, pairs
+    for index, _ in enumerate(inputs["cases"]):
+        for message in raised("agent_loop", part(found, index), section):
+            yield message
+            return
+
+
+def runs(inputs, seen):
+    """Each case beside its run."""
+    found = listed(seen.get("runs"))
+    return [(case, part(found, index)) for index, case in enumerate(inputs["cases"])]
 
 
 def ran(run):
@@ -207,8 +212,9 @@ def judge_text_reply(inputs, seen):
             else:
                 yield "agent_loop called call_model by name; it must call the model it was given (section 2)"
             return
-        if raised("agent_loop", run, "section 2"):
-            yield raised("agent_loop", run, "section 2")
+        stop = list(raised("agent_loop", run, "section 2"))
+        if stop:
+            yield from stop
         elif run.get("calls") != 1:
             yield f"a text-only reply must end the loop after one model call; it made {run.get('calls')} (section 2)"
         elif not equal(at(run, "seen", 0), case["start"]):
@@ -235,11 +241,8 @@ def thoughts(content):
 def judge_verbatim(inputs, seen):
     """Each assistant entry is exactly {"role": "assistant", "content": the reply's content}, in
     the caller's list and in what the model was sent on its next call."""
-    wrong, pairs = runs(inputs, seen, "section 2")
-    if wrong:
-        yield wrong
-        return
-    for case, run in pairs:
+    yield from stopped(inputs, seen, "section 2")
+    for case, run in runs(inputs, seen):
         messages, sent, replies = listed(run.get("messages")), listed(run.get("seen")), listed(run.get("replies"))
         found = [(i, m) for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "assistant"]
         if len(found) != len(case["replies"]):
@@ -286,11 +289,8 @@ def turn_entries(run, case):
 def judge_by_id(inputs, seen):
     """Each tool request runs once, in order, and gets one tool_result of exactly four keys with
     its block's id and run_tool's result; the model's next call sees it."""
-    wrong, pairs = runs(inputs, seen, "section 3")
-    if wrong:
-        yield wrong
-        return
-    for case, run in pairs:
+    yield from stopped(inputs, seen, "section 3")
+    for case, run in runs(inputs, seen):
         wanted = [[name, input] for _, name, input in every_request(case)]
         if not equal(ran(run), wanted):
             yield f"run_tool must run each requested tool once, in order: expected {wanted}, ran {ran(run)} (section 3)"
@@ -320,11 +320,8 @@ def judge_printed(inputs, seen):
     """What a person watching sees (on stdout, or stderr): each text block's text, and for each
     tool request, in order, one line "●", the tool's name and its input. A request the human
     declines and one whose tool fails get their line too: it comes before the gate and the tool."""
-    wrong, pairs = runs(inputs, seen, "section 3")
-    if wrong:
-        yield wrong
-        return
-    for case, run in pairs:
+    yield from stopped(inputs, seen, "section 3")
+    for case, run in runs(inputs, seen):
         printed = run.get("printed") if isinstance(run.get("printed"), str) else ""
         texts = [b["text"] for reply in case["replies"] for b in reply if b.get("type") == "text"]
         missing = [text for text in texts if text not in printed]
@@ -350,11 +347,8 @@ def judge_printed(inputs, seen):
 def judge_tool_error(inputs, seen):
     """A tool that raised gives a result with is_error True carrying the exception's message;
     the others in the turn keep theirs; the loop goes on and the model sees the errors."""
-    wrong, pairs = runs(inputs, seen, "section 3")
-    if wrong:
-        yield wrong
-        return
-    for case, run in pairs:
+    yield from stopped(inputs, seen, "section 3")
+    for case, run in runs(inputs, seen):
         wanted = [result for turn in expected_results(case) for result in turn]
         results = [r if isinstance(r, dict) else {} for r in user_results(run.get("messages"))]
         if len(results) != len(wanted):
@@ -388,11 +382,8 @@ def declined(result):
 def judge_declined(inputs, seen):
     """A gated request is asked about once, as confirm(ask, name, input), before it runs; a no
     means it never runs and its result says declined, is_error False; a yes runs it."""
-    wrong, pairs = runs(inputs, seen, "section 3")
-    if wrong:
-        yield wrong
-        return
-    for case, run in pairs:
+    yield from stopped(inputs, seen, "section 3")
+    for case, run in runs(inputs, seen):
         log = [e[:3] if at(e, 0) == "ask" else e for e in listed(run.get("log"))]
         wanted = [[name, input, True] for _, name, input in every_request(case) if name in GATED]
         if not equal(asked(run), wanted):
@@ -426,11 +417,8 @@ def judge_declined(inputs, seen):
 def judge_ungated(inputs, seen):
     """Only the tools in GATED go through the gate (by confirm, never the asker itself); the
     others run without asking."""
-    wrong, pairs = runs(inputs, seen, "section 3")
-    if wrong:
-        yield wrong
-        return
-    for case, run in pairs:
+    yield from stopped(inputs, seen, "section 3")
+    for case, run in runs(inputs, seen):
         names = [name for name, _, _ in asked(run)]
         wanted = [name for _, name, _ in every_request(case) if name in GATED]
         if names != wanted:
@@ -452,11 +440,8 @@ def judge_ungated(inputs, seen):
 def judge_one_message(inputs, seen):
     """Each turn's results go back in one user message, in the order of the requests, and the
     model is called once after each."""
-    wrong, pairs = runs(inputs, seen, "section 4")
-    if wrong:
-        yield wrong
-        return
-    for case, run in pairs:
+    yield from stopped(inputs, seen, "section 4")
+    for case, run in runs(inputs, seen):
         turns = len(case["replies"])
         roles = ["user"] * len(case["start"]) + ["assistant", "user"] * (turns - 1) + ["assistant"]
         if run.get("roles") != roles:
@@ -480,11 +465,8 @@ def judge_one_message(inputs, seen):
 def judge_callers_list(inputs, seen):
     """The caller's list grows in place: what was in it stays, each reply and each turn's
     results are appended, and the model sees that same list growing."""
-    wrong, pairs = runs(inputs, seen, "section 4")
-    if wrong:
-        yield wrong
-        return
-    for case, run in pairs:
+    yield from stopped(inputs, seen, "section 4")
+    for case, run in runs(inputs, seen):
         start, turns = len(case["start"]), len(case["replies"])
         length = len(listed(run.get("messages")))
         if length != start + 2 * turns - 1:
@@ -526,7 +508,7 @@ def judge_turn_limit(inputs, seen):
     for index, case in enumerate(inputs["cases"]):
         run, limit = part(found, index), case.get("max_turns")
         if "NotImplementedError" in listed(run.get("raised")):
-            yield raised("agent_loop", run, "section 4")
+            yield from raised("agent_loop", run, "section 4")
             return
         if case.get("finishes"):
             if run.get("calls") != limit or run.get("status") != "done":
@@ -581,11 +563,8 @@ def first_difference(got, expected):
 
 
 def judge_celsius(inputs, seen):
-    wrong, pairs = runs(inputs, seen, "section 5")
-    if wrong:
-        yield wrong
-        return
-    for case, run in pairs:
+    yield from stopped(inputs, seen, "section 5")
+    for case, run in runs(inputs, seen):
         expected = run.get("expected")
         if not equal(run.get("messages"), expected):
             yield (f"your loop's entries differ from the Celsius trace (section 5): "

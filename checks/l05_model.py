@@ -45,8 +45,11 @@ def received(server):
 
 
 def failed(calls):
-    """The sentence for the first of `calls` (outcomes of call_model) that raised, or None."""
-    return next(filter(None, (raised("call_model", call, "section 1") for call in listed(calls))), None)
+    """The sentence for the first of `calls` (outcomes of call_model) that raised, if one did."""
+    for call in listed(calls):
+        for message in raised("call_model", call, "section 1"):
+            yield message
+            return
 
 
 # ---------------------------------------------------------------------------------------------
@@ -67,8 +70,7 @@ def drive_one_call(subject, inputs):
 def judge_one_call(inputs, seen):
     requests, got = listed(seen.get("requests")), part(seen, "got")
     if len(requests) != 1:
-        if got.get("raised"):
-            yield raised("call_model", got, "section 1")
+        yield from raised("call_model", got, "section 1")
         yield f"one call_model must make one messages.create call, it made {len(requests)} (section 1)"
         return
     body = at(requests, 0, 1)
@@ -117,8 +119,7 @@ def judge_five_fields(inputs, seen):
 
 def five_fields(case, run):
     requests, returned = listed(run.get("requests")), listed(run.get("returned"))
-    if failed(returned):
-        yield failed(returned)
+    yield from failed(returned)
     if len(requests) != 2:
         yield f"two calls to call_model must send two requests; the server saw {len(requests)} (section 1)"
         return
@@ -198,8 +199,9 @@ def judge_fresh_import(inputs, seen):
         yield "importing nano/model.py must not build a client: build it in call_model (section 1)"
         return
     if seen.get("late_keys") != [KEY]:
-        if failed(seen.get("calls")) and part(seen, "late").get("raised"):  # it fails with a client ready too: not the import
-            yield failed(seen.get("calls"))
+        said = list(failed(seen.get("calls")))
+        if said and part(seen, "late").get("raised"):  # it fails with a client ready too: not the import
+            yield from said
             return
         yield ("importing nano/model.py must not build a client: build it in call_model, which reads "
                f"ANTHROPIC_API_KEY when it first runs; a fresh copy set up afterwards sent "
@@ -256,8 +258,7 @@ def judge_reuses_client(inputs, seen):
 
 
 def reuses_client(run):
-    if failed(run.get("calls")):
-        yield failed(run.get("calls"))
+    yield from failed(run.get("calls"))
     keys = listed(run.get("keys"))
     if len(keys) != 3:
         yield f"three calls must send three requests; the server saw {len(keys)} (section 1)"

@@ -54,13 +54,14 @@ def text_of(content):
 
 def raised(function, outcome, section):
     """The sentence for a call of `function` that raised (the stub's own when it is not written
-    yet), or None."""
+    yet), if it did."""
     if not isinstance(outcome, dict) or not outcome.get("raised"):
-        return None
+        return
     kind = first(outcome.get("raised"))
     if kind == "NotImplementedError":
-        return f"{NOT_WRITTEN.format(function=function)} ({section})"
-    return f"{function} raised {kind}: {outcome.get('message')} ({section})"
+        yield f"{NOT_WRITTEN.format(function=function)} ({section})"
+    else:
+        yield f"{function} raised {kind}: {outcome.get('message')} ({section})"
 
 
 def total(judge):
