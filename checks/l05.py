@@ -51,7 +51,9 @@ RULES = [
         {"start": user("Look, then answer in two paragraphs."), "tools": "output of {name}", "replies": [
             [thinking("I should look first.", "sig-visible-1"), text("Let me look."),
              tool_use("toolu_v1", "list_files", {"path": "."})],
-            [thinking("", "EuYBCkQIBhgCIkBhbnN3ZXIgaW4gdHdv"), text("Here is my answer."),
+            [thinking("", "EuYBCkQIBhgCIkBhbnN3ZXIgaW4gdHdv"), {**text("Here is my answer."), "citations": [
+                {"type": "char_location", "cited_text": "answer", "document_index": 0, "document_title": "notes",
+                 "start_char_index": 0, "end_char_index": 6}]},  # a block a dict of type and text would lose
              text("And a second paragraph.")]]}]}),
     Rule("l05_results_matched_by_id", drive_runs, total(judge_by_id), {"cases": [
         {"start": user("Read notes.txt."), "tools": "contents of {path}", "replies": [
