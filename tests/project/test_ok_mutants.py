@@ -28,7 +28,9 @@ SAYS = {
     "edit_file_replaces_all": ["  FAIL  03 edit_file_several_matches_raise", "instead of replacing both"],
     "confirm_lenient_yes": ["  FAIL  04 confirm_rejects_everything_else", "for the answer 'yeah'"],
     "preview_edit_fragment_only": ["  FAIL  04 preview_edit_file_diff", """must show '-    return "helo"' as a line"""],
+    "call_model_new_client_each_call": ["  FAIL  05 call_model_reuses_client", "build one, once, and reuse it"],
     "loop_one_message_per_result": ["  FAIL  05 one_user_message_for_all_results", "ONE user message"],
+    "loop_runs_the_tool_before_the_gate": ["  FAIL  05 declined_tool_never_runs", "a declined bash must never run"],
     "repl_no_history_repair": ["  FAIL  06 dangling_tool_use_repaired", "main (nano/repl.py) must pop", "(section 3)"],
     "repl_except_exception_only": ["  FAIL  06 ctrl_c_during_a_turn", "catch KeyboardInterrupt too", "(section 3)"],
 }
