@@ -18,8 +18,9 @@ CODE_MUTANTS = [m for m in MUTANTS + MORE_MUTANTS if not m.ok]
 SAYS = {
     "read_file_swallows_a_missing_file": ["  FAIL  02 read_file_missing_path",
                                           "must raise FileNotFoundError for a missing file, but it returned 'Error: no such file"],
-    "bash_timeout_escapes": ["  FAIL  03 bash_timeout_raises", "must raise TimeoutError, but bash raised TimeoutExpired"],
-    "edit_file_replaces_all": ["  FAIL  03 edit_file_several_matches_raise", "instead of replacing both"],
+    "bash_timeout_escapes": ["  FAIL  03 bash_timeout_raises", "a timeout must raise TimeoutError, not TimeoutExpired"],
+    "edit_file_replaces_all": ["  FAIL  03 edit_file_several_matches_raise",
+                               "must raise when old_string occurs 2 times, not replace them"],
     "loop_one_message_per_result": ["  FAIL  05 one_user_message_for_all_results", "ONE user message"],
     "repl_no_history_repair": ["  FAIL  06 dangling_tool_use_repaired", "main (nano/repl.py) must pop", "(section 3)"],
 }
