@@ -310,19 +310,26 @@ def judge_stderr(inputs, seen):
             yield (f"bash must report stdout and stderr each under its own label, stdout first (a Python "
                    f"traceback under 'stderr:'); for {shown_as!r}, got {result!r} (section 5)")
         elif f"exit code: {code}" not in result:
-            yield f"bash must report the exit code ({code}) along with stderr; for {shown_as!r}, got {result!r} (section 5)"
+            yield (f"bash must report the exit code ({code}) along with stderr; for {shown_as!r}, got {result!r} "
+                   "(section 5)")
+
+
+def late(case, outcome):
+    """A slow command that did not time out, or not within the case's seconds: a bash that waits
+    for it would only wait for the next ones too, so the drive ends there."""
+    return "within" in case and ("TimeoutError" not in raised_names(outcome)
+                                 or outcome["seconds"] >= case["within"])
 
 
 def drive_timeouts(subject, inputs):
     """Each case's command run with BASH_TIMEOUT set to the case's: what bash gave, and the
-    seconds it took (the driver's clock). A slow command that does not time out ends the drive:
-    the next ones would only wait too."""
+    seconds it took (the driver's clock); up to the first that is `late`."""
     outcomes = []
     with subject.scratch():
         for case in inputs["cases"]:
             subject.set("nano.tools.BASH_TIMEOUT", case["timeout"])
             outcomes.append(subject.call("nano.tools.bash", command(case["command"])))
-            if "prints" not in case and "raised" not in outcomes[-1]:
+            if late(case, outcomes[-1]):
                 break
     return {"outcomes": outcomes, "seconds": [outcome["seconds"] for outcome in outcomes]}
 
@@ -364,7 +371,8 @@ def drive_children(subject, inputs):
     """Each case's command run with BASH_TIMEOUT set to the case's: what bash gave and the
     seconds it took; whether a process the call started still runs after bash returned (given a
     second and a half to die: a loaded machine is slow to end them; those running before the call
-    are not its); and which of the case's files are there then."""
+    are not its); and which of the case's files are there then. Up to the first call that is
+    `late`."""
     seen = []
     for case in inputs["cases"]:
         subject.set("nano.tools.BASH_TIMEOUT", case["timeout"])
@@ -376,6 +384,8 @@ def drive_children(subject, inputs):
                 time.sleep(0.1)
             seen.append({"outcome": outcome, "seconds": outcome["seconds"], "running": bool(still),
                          "files": {name: folder.read(name) is not None for name in case["files"]}})
+        if late(case, outcome):
+            break
     return {"cases": seen}
 
 
@@ -414,7 +424,8 @@ RULES = [
     Rule("l03_edit_file_one_match", drive_edits, judge_one_match, {"groups": [
         {"files": {"greet.py": 'def greet():\n    return "helo"\n'}, "edits": [
             {"path": "greet.py", "old": '"helo"', "new": '"hello"', "after": 'def greet():\n    return "hello"\n',
-             "hint": "edit_file must replace old_string with new_string and keep the rest of the file (section 3)"}]}]}),
+             "hint": "edit_file must replace old_string with new_string and keep the rest of the file "
+                     "(section 3)"}]}]}),
     Rule("l03_edit_file_zero_matches_raise", drive_edits, judge_zero_matches, {"groups": [
         {"files": {"config.ini": "[server]\nport = 8080\n"},
          "edits": [{"path": "config.ini", "old": "port = 9090", "new": "port = 80"}]}]}),
@@ -432,7 +443,8 @@ RULES = [
     Rule("l03_bash_stderr", drive_commands, judge_stderr, {"cases": [
         ["echo ready; echo oops >&2", ["ready"], ["oops"], 0]]}),
     Rule("l03_bash_timeout_raises", drive_timeouts, judge_timeouts, {"cases": [
-        {"command": "sleep 5", "timeout": 0.2, "within": 2}, {"command": "echo quick", "timeout": 1, "prints": "quick"}]},
+        {"command": "sleep 5", "timeout": 0.2, "within": 2},
+        {"command": "echo quick", "timeout": 1, "prints": "quick"}]},
         timed=True),
     # The background child lets go of bash's pipes, and the shell becomes its last sleep: so a bash
     # that kills only the shell returns at once, while the child still runs.
