@@ -16,6 +16,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]  # the course, or the workspace, holding nano/ and checks/
 
 
+@dataclass(frozen=True)
 class Ref:
     """An object that lives in the subject (a list it was given, a proxy), by its name there."""
 
