@@ -190,8 +190,11 @@ def test_hidden_children_lose_what_the_honest_twin_loses_and_burners_in_sessions
     assert hider.scores == twin.scores, (hider, twin)
     assert hider.scores["03"] <= full["03"] - points(course)[STOPS_CHILDREN], hider
     for student in ("hider", "twin"):
+        # lost at the cell's visible part (in the kernel, ./ok's subject finds the orphan by the
+        # folder it works in), so the behaviour is not run; or, had that passed, by the behaviour
         verdicts = independent.read_record(course / "checks" / f"{student}.json")
-        assert verdicts[STOPS_CHILDREN].state == independent.FAILED, verdicts[STOPS_CHILDREN]
+        assert STOPS_CHILDREN not in verdicts or verdicts[STOPS_CHILDREN].state == independent.FAILED, \
+            verdicts[STOPS_CHILDREN]
         assert not [p for p in grades[student].problems if p.kind == records.GRADER]
     # the reference ran its behaviours, the timed ones among them, beside four burners: all finished
     assert grades["a-burner"].scores == full, grades["a-burner"]
