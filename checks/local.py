@@ -12,6 +12,7 @@ raises its stub's NotImplementedError, which says where to write it.
 
 import contextlib
 import os
+import signal
 import tempfile
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -19,7 +20,7 @@ from pathlib import Path
 from checks.doubles import ROOT
 from checks.driving import Driving
 from checks.folder import READ_LIMIT, Folder
-from checks.processes import descendants
+from checks.processes import descendants, working_in
 from checks.rule import Rule
 from checks.subject import harness, wire
 
@@ -34,6 +35,7 @@ class Local(Driving):
         self.fd = os.open(self.base, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW)
         self.harness = harness.Subject(self, self.home)
         self.raised: list[BaseException] = []  # what the code under test raised, in order
+        self.watched = False  # whether the rule asked for the processes (item then ends those left)
 
     def close(self) -> None:
         with contextlib.suppress(OSError):
@@ -52,7 +54,8 @@ class Local(Driving):
 
     @contextlib.contextmanager
     def item(self, seconds: float | None = None, answers=()) -> Iterator["Local"]:
-        """One rule's run; what it set up in the harness is undone after. `seconds` is the
+        """One rule's run; what it set up in the harness is undone after, and, if the rule
+        watched processes, one still running in its scratch folders is killed. `seconds` is the
         grader's bound: here no clock stops a loop that never ends, the stop button does."""
         try:
             yield self
@@ -60,6 +63,11 @@ class Local(Driving):
             self.harness.handle(wire.Reset(next(self._ids)))
             self.handlers.clear()
             self.stood.clear()
+            if self.watched:
+                for pid in set(working_in(self.base)) - {os.getpid()}:
+                    with contextlib.suppress(OSError):
+                        os.kill(pid, signal.SIGKILL)
+            self.watched = False
 
     @contextlib.contextmanager
     def scratch(self, files: Mapping[str, str] | None = None) -> Iterator[Folder]:
@@ -84,7 +92,10 @@ class Local(Driving):
         return server.url
 
     def processes(self) -> list[int]:
-        return [pid for pid in descendants(os.getpid()) if pid != os.getpid()]
+        """What this process started and still runs, and what runs in its scratch folders (a
+        process whose parent ended is no longer a descendant, but it keeps its folder)."""
+        self.watched = True
+        return sorted((set(descendants(os.getpid())) | set(working_in(self.base))) - {os.getpid()})
 
     def answers(self, names) -> dict:
         return {name: {"missing": True} for name in names}  # the quiz's rules stay with the grader

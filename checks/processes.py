@@ -1,6 +1,6 @@
-"""The processes a call left running, read from /proc: by parent (`descendants`), and whether
-each still runs (`alive`: not a zombie, not sent a signal that ends it). Where there is no /proc,
-none is found."""
+"""The processes a call left running, read from /proc: by parent (`descendants`), by working
+directory (`working_in`), and whether each still runs (`alive`: not a zombie, not sent a signal
+that ends it). Where there is no /proc, none is found."""
 
 import contextlib
 import os
@@ -23,6 +23,27 @@ def descendants(pid: int) -> list[int]:
         if state is not None and alive(state):
             found.append(current)
         todo += children.get(current, [])
+    return found
+
+
+def working_in(folder) -> list[int]:
+    """The processes that still run in `folder` or below it, by their working directory: one
+    whose parent ended (given to another, so no longer a descendant) keeps its folder."""
+    top = os.path.realpath(folder)
+    found = []
+    try:
+        entries = os.listdir("/proc")
+    except OSError:
+        return found
+    for entry in entries:
+        try:
+            where = os.readlink(f"/proc/{entry}/cwd") if entry.isdigit() else ""
+        except OSError:
+            continue
+        if where == top or where.startswith(top + os.sep):
+            state = status(int(entry))
+            if state is not None and alive(state):
+                found.append(int(entry))
     return found
 
 

@@ -24,8 +24,9 @@ ANSWER_MUTANTS = [m for m in MUTANTS + MORE_MUTANTS if m.ok]
 SAYS = {
     "read_file_swallows_a_missing_file": ["  FAIL  02 read_file_missing_path",
                                           "must raise FileNotFoundError for a missing file, but it returned 'Error: no such file"],
-    "bash_timeout_escapes": ["  FAIL  03 bash_timeout_raises", "must raise TimeoutError, but bash raised TimeoutExpired"],
-    "edit_file_replaces_all": ["  FAIL  03 edit_file_several_matches_raise", "instead of replacing both"],
+    "bash_timeout_escapes": ["  FAIL  03 bash_timeout_raises", "a timeout must raise TimeoutError, not TimeoutExpired"],
+    "edit_file_replaces_all": ["  FAIL  03 edit_file_several_matches_raise",
+                               "must raise when old_string occurs 2 times, not replace them"],
     "confirm_lenient_yes": ["  FAIL  04 confirm_rejects_everything_else", "for the answer 'yeah'"],
     "preview_edit_fragment_only": ["  FAIL  04 preview_edit_file_diff", """must show '-    return "helo"' as a line"""],
     "call_model_new_client_each_call": ["  FAIL  05 call_model_reuses_client", "build one, once, and reuse it"],

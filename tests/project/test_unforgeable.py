@@ -165,4 +165,4 @@ def test_replay_runs_a_failing_behaviour_again_on_its_inputs(first, capsys):
     out = capsys.readouterr().out
     assert code == 1, out
     assert out.startswith("l03_bash_timeout_raises: failed"), out
-    assert '"commands"' in out and "took" in out
+    assert '"command"' in out and "took" in out
