@@ -59,7 +59,7 @@ def drive_writes(subject, inputs):
     for group in inputs["groups"]:
         done = []
         with subject.scratch(group["files"]) as folder:
-            for path, content, _ in group["writes"]:
+            for path, content, *_ in group["writes"]:
                 outcome = subject.call("nano.tools.write_file", path, content)
                 done.append({"outcome": outcome, "held": held(folder, path)})
         groups.append(done)
@@ -67,16 +67,20 @@ def drive_writes(subject, inputs):
 
 
 def judge_writes(inputs, seen):
-    """Every write returns, and leaves its file holding exactly its content, as UTF-8; each write
-    carries the message for its own failure."""
+    """Every write returns, and leaves its file holding exactly its content, as UTF-8; a write
+    marked "raises" (its path is a folder) lets the error rise. Each write carries the message
+    for its own failure."""
     writes = steps(inputs, seen, "writes")
     stub = not_written("write_file", [done.get("outcome") for _, done in writes], 1)
     if stub:
         yield stub
         return
-    for (path, content, hint), done in writes:
+    for (path, content, hint, *mark), done in writes:
         outcome = done.get("outcome")
-        if raised_names(outcome):
+        if mark == ["raises"]:
+            if not refused(outcome):
+                yield f"{hint}: {shown(outcome)} (section 1)"
+        elif raised_names(outcome):
             yield f"write_file({path!r}, ...): {shown(outcome)}. {hint}"
         elif done.get("held") != as_held(content):
             yield hint
@@ -415,17 +419,25 @@ def judge_children(inputs, seen):
 RULES = [
     Rule("l03_write_file_creates_parent_dirs", drive_writes, judge_writes, {"groups": [{"files": {}, "writes": [
         ["docs/guide/intro.md", "# Intro\n",
-         "write_file must create missing parent folders, and write exactly the content it was given (section 1)"]]}]}),
+         "write_file must create missing parent folders, and write exactly the content it was given (section 1)"],
+        ["docs/todo.txt", "no final newline",
+         "write_file must write exactly the content it was given, adding nothing (section 1)"]]}]}),
     Rule("l03_write_file_replaces_contents", drive_writes, judge_writes, {"groups": [
         {"files": {"plan.txt": "a long old plan that should disappear\n"}, "writes": [
-            ["plan.txt", "new plan\n", "write_file must replace the whole file, not append to it (section 1)"]]}]}),
+            ["plan.txt", "new plan\n", "write_file must replace the whole file, not append to it (section 1)"]]},
+        {"files": {"notes/todo.txt": "keep\n"}, "writes": [
+            ["notes", "text\n", "write_file('notes', ...), where notes is a folder, must let the error rise "
+             "(IsADirectoryError), not catch it", "raises"]]}]}),
     Rule("l03_write_file_confirmation", drive_confirmations, judge_confirmations, {"cases": [
         ["hello.txt", "hi"], ["menu.txt", "crème brûlée"]]}),
     Rule("l03_edit_file_one_match", drive_edits, judge_one_match, {"groups": [
         {"files": {"greet.py": 'def greet():\n    return "helo"\n'}, "edits": [
             {"path": "greet.py", "old": '"helo"', "new": '"hello"', "after": 'def greet():\n    return "hello"\n',
              "hint": "edit_file must replace old_string with new_string and keep the rest of the file "
-                     "(section 3)"}]}]}),
+                     "(section 3)"}]},
+        {"files": {"limits.py": "size = 2\n    size = 2\n"}, "edits": [
+            {"path": "limits.py", "old": "    size = 2", "new": "    size = 3", "after": "size = 2\n    size = 3\n",
+             "hint": "edit_file must match old_string exactly as given, its spaces too (section 3)"}]}]}),
     Rule("l03_edit_file_zero_matches_raise", drive_edits, judge_zero_matches, {"groups": [
         {"files": {"config.ini": "[server]\nport = 8080\n"},
          "edits": [{"path": "config.ini", "old": "port = 9090", "new": "port = 80"}]}]}),
