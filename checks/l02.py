@@ -1,7 +1,8 @@
 """Lecture 02's visible checks: read_file, list_files and run_tool (nano/tools.py).
 
 Each runs in a new empty folder (see checks/__init__.py). run_tool's checks replace the tools
-with stand-ins, so that a mistake in read_file cannot fail them.
+with stand-ins, so that a mistake in read_file cannot fail them; read_file's and list_files'
+run with lecture 03's fence out of the way (`unfenced`).
 """
 
 import nano.tools  # noqa: F401 (loaded first: a file that does not load is named before any check runs)
@@ -11,8 +12,21 @@ from checks import files, raised
 KNOWN_TOOLS = ["read_file", "list_files", "write_file", "edit_file", "bash"]
 
 
+def unfenced(name: str):
+    """The tool `name` of nano/tools.py, called with lecture 03's fence out of the way
+    (inside_project lets every path through, as pathlib.Path), so that a fence not yet written
+    cannot fail lecture 02's checks."""
+    from pathlib import Path
+    from unittest import mock
+
+    def call(*args, **kwargs):
+        with mock.patch.object(nano.tools, "inside_project", Path, create=True):
+            return getattr(nano.tools, name)(*args, **kwargs)
+    return call
+
+
 def l02_read_file_returns_text():
-    from nano.tools import read_file
+    read_file = unfenced("read_file")
 
     files({"notes.txt": "first line\n\n\tindented line\n"})
     got = read_file("notes.txt")
@@ -23,7 +37,7 @@ def l02_read_file_returns_text():
 
 
 def l02_read_file_missing_path():
-    from nano.tools import read_file
+    read_file = unfenced("read_file")
 
     message = raised(lambda: read_file("no_such_file.txt"), FileNotFoundError,
                      "read_file('no_such_file.txt'), for a missing file,", 4)
@@ -32,7 +46,9 @@ def l02_read_file_missing_path():
 
 
 def l02_read_file_clips_long_files():
-    from nano.tools import MAX_OUTPUT, read_file
+    from nano.tools import MAX_OUTPUT
+
+    read_file = unfenced("read_file")
 
     text = "0123456789\n" * (MAX_OUTPUT // 5)  # about twice the bound
     files({"big.log": text})
@@ -44,7 +60,7 @@ def l02_read_file_clips_long_files():
 
 
 def l02_list_files_sorted_names():
-    from nano.tools import list_files
+    list_files = unfenced("list_files")
 
     files({"cherry.txt": "", "apple.txt": "", "banana.txt": ""})
     got = list_files(".")
@@ -54,7 +70,7 @@ def l02_list_files_sorted_names():
 
 
 def l02_list_files_marks_directories():
-    from nano.tools import list_files
+    list_files = unfenced("list_files")
 
     files({"src/main.py": "", "readme.md": ""})
     got = list_files(".")
@@ -66,7 +82,7 @@ def l02_list_files_marks_directories():
 def l02_list_files_default_path():
     import os
 
-    from nano.tools import list_files
+    list_files = unfenced("list_files")
 
     files({"only.txt": "", "inner/other.txt": ""})
     os.chdir("inner")  # a default fixed when nano/tools.py was imported would list another folder
@@ -77,7 +93,7 @@ def l02_list_files_default_path():
 
 
 def l02_list_files_missing_path():
-    from nano.tools import list_files
+    list_files = unfenced("list_files")
 
     message = raised(lambda: list_files("no_such_dir"), FileNotFoundError,
                      "list_files('no_such_dir'), for a missing directory,", 5)

@@ -1,4 +1,4 @@
-"""Lecture 03's visible checks: write_file, edit_file and bash (nano/tools.py).
+"""Lecture 03's visible checks: write_file, edit_file, bash and the fence, inside_project (nano/tools.py).
 
 Each runs in a new empty folder (see checks/__init__.py). bash's timeout checks set
 BASH_TIMEOUT to a fraction of a second, so that ./ok 03 stays quick.
@@ -171,3 +171,27 @@ def l03_bash_timeout_stops_children():
     time.sleep(max(0, start + 0.9 - time.monotonic()))
     assert not Path("late.txt").exists(), (
         "a timeout must stop the command's children too: start_new_session=True, then os.killpg (section 6)")
+
+
+def l03_tools_stay_inside_the_project():
+    import os
+
+    from nano.tools import edit_file, inside_project, list_files, read_file, write_file
+
+    files({"project/notes.txt": "hi\n", "project-old/secret.txt": "key\n"})
+    os.symlink("../project-old", "project/escape")
+    os.chdir("project")  # the project folder is the working directory, as it is when called
+    secret = str(Path("../project-old/secret.txt").resolve())
+    for path in ["../project-old/secret.txt", "src/../../project-old/secret.txt", secret, "escape/secret.txt"]:
+        for tool, call in [("inside_project", lambda: inside_project(path)), ("read_file", lambda: read_file(path)),
+                           ("write_file", lambda: write_file(path, "taken\n")),
+                           ("edit_file", lambda: edit_file(path, "key", "taken"))]:
+            message = raised(call, PermissionError, f"{tool}({path!r}), a path outside the project,", 7)
+            assert path in message, f"the PermissionError must name the path {path!r}; it said {message!r} (section 7)"
+    raised(lambda: list_files(".."), PermissionError, "list_files('..'), the folder above the project,", 7)
+    assert text_of("../project-old/secret.txt") == "key\n", "a refused write must change nothing outside the project (section 7)"
+    assert inside_project("notes.txt") == Path("notes.txt").resolve(), (
+        "inside_project must return the absolute path of a path inside the project (Path.resolve) (section 7)")
+    assert read_file("notes.txt") == "hi\n", "read_file must still read a file inside the project (section 7)"
+    write_file("new/deeper/file.txt", "x")
+    assert text_of("new/deeper/file.txt") == "x", "write_file must still write inside the project, in new folders (section 7)"

@@ -14,11 +14,21 @@ lecture fixes, and ./ok 02 checks them the same way.
 import random
 import re
 
+from autograder.check import driver
 from autograder.check.behaviour import Behaviour
 from autograder.check.kit import hexes, message_of, not_written, outcomes_of, raised_names, returned_text, shown
 
 MAX_OUTPUT = 20_000  # nano/tools.py's bound on a tool result (given; the lecture says 20,000)
 KNOWN = ["read_file", "list_files", "write_file", "edit_file", "bash"]
+
+
+def _no_fence(subject):
+    """Lecture 03's fence out of the way for this behaviour: nano.tools.inside_project becomes
+    pathlib.Path, which lets every path through (and gives a Path, as the fence does), so that a
+    fence not yet written, or wrong, cannot cost lecture 02's points."""
+    got = subject.call("pkgutil.resolve_name", "pathlib.Path", keep=True)
+    if type(got.get("ref")) is int:
+        subject.set("nano.tools.inside_project", driver.Ref(got["ref"]))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -57,6 +67,7 @@ def draw_texts(rng):
 
 
 def drive_texts(subject, inputs):
+    _no_fence(subject)
     with subject.scratch(dict(inputs["files"])):
         return {"outcomes": [subject.call("nano.tools.read_file", path) for path, _ in inputs["files"]]}
 
@@ -103,6 +114,7 @@ def drive_missing(subject, inputs):
     """Each group's paths, each called in a scratch folder holding the group's files; the tool
     (read_file or list_files) is inputs["tool"]. Last, in the last group's folder, the call on a
     path that is there: a tool that always raises has not done the work."""
+    _no_fence(subject)
     outcomes, tool = [], f"nano.tools.{inputs['tool']}"
     for group in inputs["groups"]:
         with subject.scratch(group["files"]):
@@ -153,6 +165,7 @@ def draw_long(rng):
 
 
 def drive_long(subject, inputs):
+    _no_fence(subject)
     outcomes = []
     for seed, size in inputs["files"]:
         with subject.scratch({"logs/run.txt": _filler(seed, size)}):
@@ -191,6 +204,7 @@ def judge_long(inputs, seen):
 def drive_listings(subject, inputs):
     """Each case: a scratch folder holding its files (and empty folders), and what list_files
     gave there (called with no argument when the case has no path)."""
+    _no_fence(subject)
     outcomes = []
     for case in inputs["cases"]:
         with subject.scratch(case["files"]) as folder:

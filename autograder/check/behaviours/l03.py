@@ -12,14 +12,18 @@ command's exit code is the one it asked for. The formats checked exactly (the co
 docstrings fix, and ./ok 03 checks them the same way.
 """
 
+import os
+import posixpath
 import re
 import shlex
 import string
 import sys
 import time
 
+from autograder.check import driver
 from autograder.check.behaviour import Behaviour
-from autograder.check.kit import dicts_of, message_of, not_written, outcomes_of, raised_names, returned_text, shown
+from autograder.check.kit import (NOT_WRITTEN, dicts_of, message_of, not_written, outcomes_of, raised_names,
+                                 returned_text, shown)
 
 
 def _words(rng, count, size=6):
@@ -551,6 +555,151 @@ def judge_children(inputs, seen):
                "(section 6)")
 
 
+# ---------------------------------------------------------------------------------------------
+# The fence: inside_project, and the four file tools that call it
+
+TOP = "{top}"  # in a path of the inputs: the scratch folder, which holds the project and its sibling
+
+
+def draw_fence(rng):
+    """A project folder and, beside it, a sibling whose name begins like the project's; in the
+    project a link pointing at the sibling and one pointing inside. Paths out of the project (by
+    `..`, by an absolute path, through the link), each given to every file tool, and paths in."""
+    a, b, c, d, e = _words(rng, 5)
+    project, sibling, out, here = a, f"{a}-{b}", f"link_{c}", f"here_{d}"
+    secret, notes, app = f"{sibling}/secret_{e}.txt", f"notes {b}\n", f"NAME = '{d}'\n"
+    outside = [f"../{secret}", f"src/../../{secret}", f"{TOP}/{secret}", f"{out}/secret_{e}.txt"]
+    return {"project": project, "links": {out: f"../{sibling}", here: "src"},
+            "files": {f"{project}/notes.txt": notes, f"{project}/src/app_{c}.py": app, secret: f"key {e}\n"},
+            "secret": secret, "outside": outside,
+            "folders_outside": ["..", f"../{sibling}", f"{TOP}/{sibling}", out],
+            "new_outside": [f"../{sibling}/new_{c}.txt", f"{sibling}/new_{c}.txt"],  # from the project; from the top
+            "reads": [["notes.txt", notes], ["src/../notes.txt", notes], [f"{here}/app_{c}.py", app],
+                      [f"{TOP}/{project}/notes.txt", notes]],
+            "listed": [[".", ["notes.txt", "src/"]], ["src", [f"app_{c}.py"]]],
+            "write": [f"new_{c}/deeper_{d}/file_{e}.txt", f"written {a}\n"],
+            "edit": ["notes.txt", f"notes {b}", f"edited {c}", f"edited {c}\n"],
+            "resolved": ["notes.txt", "src/../notes.txt", f"new_{e}/not_yet.txt", "."]}
+
+
+def _at(path, top):
+    return path.replace(TOP, top)
+
+
+def drive_fence(subject, inputs):
+    """In the project folder (the subject's working directory): what inside_project and each
+    file tool gave for every path out of it, what the sibling's secret held afterwards and
+    whether the refused write of a new file made one; then what they gave for paths inside, what
+    the files written and edited then held, and inside_project's answers as text (os.fspath)."""
+    project = inputs["project"]
+    with subject.scratch(inputs["files"]) as folder:
+        top = str(folder.path)
+        subject.chdir(folder.path / project)
+        for name, target in inputs["links"].items():
+            subject.call("os.symlink", target, name)
+        outside = [_at(path, top) for path in inputs["outside"]]
+        seen = {"top": top, "project": os.path.realpath(folder.path / project),
+                "fence": [subject.call("nano.tools.inside_project", path) for path in outside],
+                "read_file": [subject.call("nano.tools.read_file", path) for path in outside],
+                "list_files": [subject.call("nano.tools.list_files", _at(path, top)) for path in inputs["folders_outside"]],
+                "write_file": [subject.call("nano.tools.write_file", path, "taken\n")
+                               for path in [*outside, inputs["new_outside"][0]]],
+                "edit_file": [subject.call("nano.tools.edit_file", path, "key", "taken") for path in outside]}
+        seen["secret"] = _held(folder, inputs["secret"])
+        seen["new_outside"] = folder.read(inputs["new_outside"][1]) is not None
+        seen["reads"] = [subject.call("nano.tools.read_file", _at(path, top)) for path, _ in inputs["reads"]]
+        seen["listed"] = [subject.call("nano.tools.list_files", path) for path, _ in inputs["listed"]]
+        seen["default"] = subject.call("nano.tools.list_files")
+        path, content = inputs["write"]
+        seen["write"] = subject.call("nano.tools.write_file", path, content)
+        seen["written"] = _held(folder, f"{project}/{path}")
+        path, old, new, _ = inputs["edit"]
+        seen["edit"] = subject.call("nano.tools.edit_file", path, old, new)
+        seen["edited"] = _held(folder, f"{project}/{path}")
+        seen["resolved"] = []
+        for path in inputs["resolved"]:
+            got = subject.call("nano.tools.inside_project", path, keep=True)
+            ref = got.get("ref")
+            seen["resolved"].append(subject.call("os.fspath", driver.Ref(ref)) if type(ref) is int else got)
+    return seen
+
+
+def _stub_of(outcomes):
+    """The function whose stub a call met, as its NotImplementedError names it ("Lecture 03:
+    write_file is not implemented yet..."); None if no call met a stub."""
+    for outcome in outcomes:
+        if "NotImplementedError" in raised_names(outcome):
+            said = message_of(outcome)
+            return next((name for name in ("read_file", "list_files", "write_file", "edit_file")
+                         if f"{name} is not" in said), "inside_project")
+    return None
+
+
+def judge_fence(inputs, seen):
+    """Every path out of the project is refused with a PermissionError naming it, by
+    inside_project and by each file tool, and nothing outside changes; paths inside (a `..` that
+    stays in, a link that stays in, an absolute path, new folders) still work, and inside_project
+    gives their absolute path."""
+    seen = seen if isinstance(seen, dict) else {}
+    top = seen.get("top") if isinstance(seen.get("top"), str) else TOP
+    project = seen.get("project") if isinstance(seen.get("project"), str) else "/"
+    refusals = [("inside_project", inputs["outside"], outcomes_of(seen, "fence", 4)),
+                ("read_file", inputs["outside"], outcomes_of(seen, "read_file", 4)),
+                ("list_files", inputs["folders_outside"], outcomes_of(seen, "list_files", 4)),
+                ("write_file", [*inputs["outside"], inputs["new_outside"][0]], outcomes_of(seen, "write_file", 5)),
+                ("edit_file", inputs["outside"], outcomes_of(seen, "edit_file", 4))]
+    inside = [*outcomes_of(seen, "reads", 4), *outcomes_of(seen, "listed", 2), *outcomes_of(seen, "resolved", 4),
+              *[seen.get(key) for key in ("default", "write", "edit")]]
+    stub = _stub_of([outcome for _, _, outcomes in refusals for outcome in outcomes] + inside)
+    if stub:
+        yield f"{NOT_WRITTEN.format(function=stub)} (section {7 if stub == 'inside_project' else 3})"
+        return
+    for tool, paths, outcomes in refusals:
+        for path, outcome in zip(paths, outcomes):
+            path = _at(path, top)
+            if "PermissionError" not in raised_names(outcome):
+                how = ("resolve the path (Path.resolve) before comparing, so that '..' and symbolic links are "
+                       "followed, and compare folders, not strings" if tool == "inside_project"
+                       else f"{tool} must call inside_project(path) first")
+                yield (f"{tool}({path!r}) lies outside the project and must raise PermissionError; {shown(outcome)}: "
+                       f"{how} (section 7)")
+                return
+            if path not in message_of(outcome):
+                yield (f"the PermissionError of {tool}({path!r}) must name the path; it said "
+                       f"{message_of(outcome)!r} (section 7)")
+                return
+    if seen.get("secret") != _as_held(inputs["files"][inputs["secret"]]) or seen.get("new_outside") is not False:
+        yield ("a refused write or edit must change nothing outside the project: call inside_project before "
+               "writing (section 7)")
+        return
+    for (path, text), outcome in zip(inputs["reads"], outcomes_of(seen, "reads", 4)):
+        if returned_text(outcome) != text:
+            yield (f"read_file({_at(path, top)!r}) lies inside the project and must still work; {shown(outcome)} "
+                   "(section 7)")
+            return
+    for (path, names), outcome in [*zip(inputs["listed"], outcomes_of(seen, "listed", 2)),
+                                   (("", ["notes.txt"]), seen.get("default"))]:
+        listed = (returned_text(outcome) or "").splitlines()
+        if returned_text(outcome) is None or not set(names) <= set(listed):
+            call = f"list_files({path!r})" if path else "list_files()"
+            yield f"{call} lies inside the project and must still work; {shown(outcome)} (section 7)"
+            return
+    path, content = inputs["write"]
+    if returned_text(seen.get("write")) is None or seen.get("written") != _as_held(content):
+        yield (f"write_file({path!r}, ...) lies inside the project, in new folders, and must still work; "
+               f"{shown(seen.get('write'))} (section 7)")
+        return
+    path, _, _, after = inputs["edit"]
+    if returned_text(seen.get("edit")) is None or seen.get("edited") != _as_held(after):
+        yield f"edit_file({path!r}, ...) lies inside the project and must still work; {shown(seen.get('edit'))} (section 7)"
+        return
+    for path, outcome in zip(inputs["resolved"], outcomes_of(seen, "resolved", 4)):
+        expected = posixpath.normpath(posixpath.join(project, path))
+        if returned_text(outcome) != expected:
+            yield (f"inside_project({path!r}) must return the absolute path, {expected!r} here; {shown(outcome)} "
+                   "(section 7)")
+            return
+
 BEHAVIOURS = [
     Behaviour("l03_write_file_creates_parent_dirs", drive_writes, judge_writes, draw_parent_dirs),
     Behaviour("l03_write_file_replaces_contents", drive_writes, judge_writes, draw_replaces),
@@ -566,4 +715,5 @@ BEHAVIOURS = [
               given={"commands": ["sleep 5", "echo started; sleep 4", "{python} -c 'import time; time.sleep(4)'"],
                      "within": [4.8, 3.8, 3.8]}, timed=True),
     Behaviour("l03_bash_timeout_stops_children", drive_children, judge_children, draw_children, timed=True),
+    Behaviour("l03_tools_stay_inside_the_project", drive_fence, judge_fence, draw_fence),
 ]
