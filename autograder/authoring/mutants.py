@@ -90,9 +90,6 @@ MUTANTS = [
     Mutant("fence_without_resolving", "03", "nano/tools.py", "    target = (base / path).resolve()",
            "    target = base / path"),
     Mutant("write_file_outside_the_fence", "03", "nano/tools.py", FENCED_WRITE, FENCED_WRITE.replace(FENCE, "")),
-    # the calls added before the fence is written: lecture 03's points only, never lecture 02's
-    Mutant("fence_not_written_yet", "03", "nano/tools.py", "    base = Path(root).resolve()\n",
-           '    raise NotImplementedError("Lecture 03: inside_project is not implemented yet.")\n'),
     # 04: lenient yes, asking twice, preview missing from the prompt, no diff
     Mutant("confirm_lenient_yes", "04", "nano/gate.py", YES,
            'return answer.strip().lower().startswith("y")'),
