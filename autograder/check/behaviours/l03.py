@@ -592,6 +592,8 @@ def drive_fence(subject, inputs):
     whether the refused write of a new file made one; then what they gave for paths inside, what
     the files written and edited then held, and inside_project's answers as text (os.fspath)."""
     project = inputs["project"]
+    subject.call("importlib.import_module", "nano.tools")  # before the project is the working directory:
+    #                                                        a root fixed at import is then another folder
     with subject.scratch(inputs["files"]) as folder:
         top = str(folder.path)
         subject.chdir(folder.path / project)
@@ -609,7 +611,6 @@ def drive_fence(subject, inputs):
         seen["new_outside"] = folder.read(inputs["new_outside"][1]) is not None
         seen["reads"] = [subject.call("nano.tools.read_file", _at(path, top)) for path, _ in inputs["reads"]]
         seen["listed"] = [subject.call("nano.tools.list_files", path) for path, _ in inputs["listed"]]
-        seen["default"] = subject.call("nano.tools.list_files")
         path, content = inputs["write"]
         seen["write"] = subject.call("nano.tools.write_file", path, content)
         seen["written"] = _held(folder, f"{project}/{path}")
@@ -649,7 +650,7 @@ def judge_fence(inputs, seen):
                 ("write_file", [*inputs["outside"], inputs["new_outside"][0]], outcomes_of(seen, "write_file", 5)),
                 ("edit_file", inputs["outside"], outcomes_of(seen, "edit_file", 4))]
     inside = [*outcomes_of(seen, "reads", 4), *outcomes_of(seen, "listed", 2), *outcomes_of(seen, "resolved", 4),
-              *[seen.get(key) for key in ("default", "write", "edit")]]
+              *[seen.get(key) for key in ("write", "edit")]]
     stub = _stub_of([outcome for _, _, outcomes in refusals for outcome in outcomes] + inside)
     if stub:
         yield f"{NOT_WRITTEN.format(function=stub)} (section {7 if stub == 'inside_project' else 3})"
@@ -677,12 +678,10 @@ def judge_fence(inputs, seen):
             yield (f"read_file({_at(path, top)!r}) lies inside the project and must still work; {shown(outcome)} "
                    "(section 7)")
             return
-    for (path, names), outcome in [*zip(inputs["listed"], outcomes_of(seen, "listed", 2)),
-                                   (("", ["notes.txt"]), seen.get("default"))]:
-        listed = (returned_text(outcome) or "").splitlines()
-        if returned_text(outcome) is None or not set(names) <= set(listed):
-            call = f"list_files({path!r})" if path else "list_files()"
-            yield f"{call} lies inside the project and must still work; {shown(outcome)} (section 7)"
+    for (path, names), outcome in zip(inputs["listed"], outcomes_of(seen, "listed", 2)):
+        listed = {name.rstrip("/") for name in (returned_text(outcome) or "").splitlines()}  # the "/" is lecture 02's
+        if returned_text(outcome) is None or not {name.rstrip("/") for name in names} <= listed:
+            yield f"list_files({path!r}) lies inside the project and must still work; {shown(outcome)} (section 7)"
             return
     path, content = inputs["write"]
     if returned_text(seen.get("write")) is None or seen.get("written") != _as_held(content):
