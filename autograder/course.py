@@ -25,7 +25,7 @@ CONFIG = "nbgrader_config.py"
 STUDENT_FUNCTIONS: dict[str, dict[str, str]] = {
     "protocol.py": {"warmup": "01"},
     "tools.py": {"read_file": "02", "list_files": "02", "run_tool": "02",
-                 "write_file": "03", "edit_file": "03", "bash": "03"},
+                 "inside_project": "03", "write_file": "03", "edit_file": "03", "bash": "03"},
     "gate.py": {"preview": "04", "confirm": "04"},
     "model.py": {"call_model": "05"},
     "loop.py": {"agent_loop": "05"},

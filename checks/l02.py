@@ -5,12 +5,14 @@ in your process, and the grader runs the same drive and judge on more cases of t
 Each drive runs in scratch folders filled with the case's files; the judges know the truth from
 the inputs alone: a file's text is what was written, a listing is the sorted names. run_tool is
 tested on its own: its five tools stand in as doubles answered by the check, so a mistake in
-read_file cannot fail run_tool's rules.
+read_file cannot fail run_tool's rules; read_file's and list_files' rules run with lecture 03's
+fence out of the way (`no_fence`), so a fence not yet written cannot fail them.
 """
 
 import random
 import re
 
+from checks.doubles import Ref
 from checks.kit import message_of, not_written, outcomes_of, raised_names, returned_text, shown
 from checks.rule import Rule
 
@@ -19,10 +21,20 @@ MAX_OUTPUT = 20_000  # nano/tools.py's bound on a tool result (given; the lectur
 KNOWN = ["read_file", "list_files", "write_file", "edit_file", "bash"]
 
 
+def no_fence(subject):
+    """Lecture 03's fence out of the way for this rule: nano.tools.inside_project becomes
+    pathlib.Path, which lets every path through (and gives a Path, as the fence does), so that a
+    fence not yet written, or wrong, cannot cost lecture 02's points."""
+    got = subject.call("pkgutil.resolve_name", "pathlib.Path", keep=True)
+    if type(got.get("ref")) is int:
+        subject.set("nano.tools.inside_project", Ref(got["ref"]))
+
+
 # ---------------------------------------------------------------------------------------------
 # read_file
 
 def drive_texts(subject, inputs):
+    no_fence(subject)
     with subject.scratch(dict(inputs["files"])):
         return {"outcomes": [subject.call("nano.tools.read_file", path) for path, _ in inputs["files"]]}
 
@@ -52,6 +64,7 @@ def drive_missing(subject, inputs):
     """Each group's paths, each called in a scratch folder holding the group's files; the tool
     (read_file or list_files) is inputs["tool"]. Last, in the last group's folder, the call on a
     path that is there: a tool that always raises has not done the work."""
+    no_fence(subject)
     outcomes, tool = [], f"nano.tools.{inputs['tool']}"
     for group in inputs["groups"]:
         with subject.scratch(group["files"]):
@@ -97,6 +110,7 @@ def filler(seed, size):
 
 
 def drive_long(subject, inputs):
+    no_fence(subject)
     outcomes = []
     for seed, size in inputs["files"]:
         with subject.scratch({"logs/run.txt": filler(seed, size)}):
@@ -135,6 +149,7 @@ def judge_long(inputs, seen):
 def drive_listings(subject, inputs):
     """Each case: a scratch folder holding its files (and empty folders), and what list_files
     gave there (called with no argument when the case has no path)."""
+    no_fence(subject)
     outcomes = []
     for case in inputs["cases"]:
         with subject.scratch(case["files"]) as folder:

@@ -1,4 +1,4 @@
-"""Lecture 03's rules: write_file, edit_file and bash (nano/tools.py).
+"""Lecture 03's rules: write_file, edit_file, bash and the fence, inside_project (nano/tools.py).
 
 Each rule is defined once, here: `./ok 03` and the notebook's graded cells run its visible case
 in your process, and the grader runs the same drive and judge on more cases of the same shape.
@@ -11,12 +11,16 @@ bash's labels) are the ones the lecture and the docstrings fix. The visible time
 fraction of a second, so that ./ok 03 stays quick.
 """
 
+import os
+import posixpath
 import re
 import shlex
 import sys
 import time
 
-from checks.kit import dicts_of, message_of, not_written, outcomes_of, raised_names, returned_text, shown
+from checks.doubles import Ref
+from checks.kit import (NOT_WRITTEN, dicts_of, message_of, not_written, outcomes_of, raised_names,
+                        returned_text, shown)
 from checks.rule import Rule
 
 NEEDS = ("nano.tools",)  # loaded first by ./ok: a file that does not load is named before any rule runs
@@ -416,6 +420,131 @@ def judge_children(inputs, seen):
                    "start_new_session=True, then os.killpg (section 6)")
 
 
+# ---------------------------------------------------------------------------------------------
+# The fence: inside_project, and the four file tools that call it
+
+TOP = "{top}"  # in a path of the inputs: the scratch folder, which holds the project and its sibling
+
+
+def at(path, top):
+    """`path` with the scratch folder put in for TOP."""
+    return path.replace(TOP, top)
+
+
+def drive_fence(subject, inputs):
+    """In the project folder (the subject's working directory): what inside_project and each
+    file tool gave for every path out of it, what the sibling's secret held afterwards and
+    whether the refused write of a new file made one; then what they gave for paths inside, what
+    the files written and edited then held, and inside_project's answers as text (os.fspath)."""
+    project = inputs["project"]
+    subject.call("importlib.import_module", "nano.tools")  # before the project is the working directory:
+    #                                                        a root fixed at import is then another folder
+    with subject.scratch(inputs["files"]) as folder:
+        top = str(folder.path)
+        subject.chdir(folder.path / project)
+        for name, target in inputs["links"].items():
+            subject.call("os.symlink", target, name)
+        outside = [at(path, top) for path in inputs["outside"]]
+        seen = {"top": top, "project": os.path.realpath(folder.path / project),
+                "fence": [subject.call("nano.tools.inside_project", path) for path in outside],
+                "read_file": [subject.call("nano.tools.read_file", path) for path in outside],
+                "list_files": [subject.call("nano.tools.list_files", at(path, top)) for path in inputs["folders_outside"]],
+                "write_file": [subject.call("nano.tools.write_file", path, "taken\n")
+                               for path in [*outside, inputs["new_outside"][0]]],
+                "edit_file": [subject.call("nano.tools.edit_file", path, "key", "taken") for path in outside]}
+        seen["secret"] = held(folder, inputs["secret"])
+        seen["new_outside"] = folder.read(inputs["new_outside"][1]) is not None
+        seen["reads"] = [subject.call("nano.tools.read_file", at(path, top)) for path, _ in inputs["reads"]]
+        seen["listed"] = [subject.call("nano.tools.list_files", path) for path, _ in inputs["listed"]]
+        path, content = inputs["write"]
+        seen["write"] = subject.call("nano.tools.write_file", path, content)
+        seen["written"] = held(folder, f"{project}/{path}")
+        path, old, new, _ = inputs["edit"]
+        seen["edit"] = subject.call("nano.tools.edit_file", path, old, new)
+        seen["edited"] = held(folder, f"{project}/{path}")
+        seen["resolved"] = []
+        for path in inputs["resolved"]:
+            got = subject.call("nano.tools.inside_project", path, keep=True)
+            ref = got.get("ref")
+            seen["resolved"].append(subject.call("os.fspath", Ref(ref)) if type(ref) is int else got)
+    return seen
+
+
+def stub_of(outcomes):
+    """The function whose stub a call met, as its NotImplementedError names it ("Lecture 03:
+    write_file is not implemented yet..."); None if no call met a stub."""
+    for outcome in outcomes:
+        if "NotImplementedError" in raised_names(outcome):
+            said = message_of(outcome)
+            return next((name for name in ("read_file", "list_files", "write_file", "edit_file")
+                         if f"{name} is not" in said), "inside_project")
+    return None
+
+
+def judge_fence(inputs, seen):
+    """Every path out of the project is refused with a PermissionError naming it, by
+    inside_project and by each file tool, and nothing outside changes; paths inside (a `..` that
+    stays in, a link that stays in, an absolute path, new folders) still work, and inside_project
+    gives their absolute path."""
+    seen = seen if isinstance(seen, dict) else {}
+    top = seen.get("top") if isinstance(seen.get("top"), str) else TOP
+    project = seen.get("project") if isinstance(seen.get("project"), str) else "/"
+    refusals = [("inside_project", inputs["outside"], outcomes_of(seen, "fence", 4)),
+                ("read_file", inputs["outside"], outcomes_of(seen, "read_file", 4)),
+                ("list_files", inputs["folders_outside"], outcomes_of(seen, "list_files", 4)),
+                ("write_file", [*inputs["outside"], inputs["new_outside"][0]], outcomes_of(seen, "write_file", 5)),
+                ("edit_file", inputs["outside"], outcomes_of(seen, "edit_file", 4))]
+    inside = [*outcomes_of(seen, "reads", 4), *outcomes_of(seen, "listed", 2), *outcomes_of(seen, "resolved", 4),
+              *[seen.get(key) for key in ("write", "edit")]]
+    stub = stub_of([outcome for _, _, outcomes in refusals for outcome in outcomes] + inside)
+    if stub:
+        yield f"{NOT_WRITTEN.format(function=stub)} (section {7 if stub == 'inside_project' else 3})"
+        return
+    for tool, paths, outcomes in refusals:
+        for path, outcome in zip(paths, outcomes):
+            path = at(path, top)
+            if "PermissionError" not in raised_names(outcome):
+                how = ("resolve the path (Path.resolve) before comparing, so that '..' and symbolic links are "
+                       "followed, and compare folders, not strings" if tool == "inside_project"
+                       else f"{tool} must call inside_project(path) first")
+                yield (f"{tool}({path!r}) lies outside the project and must raise PermissionError; {shown(outcome)}: "
+                       f"{how} (section 7)")
+                return
+            if path not in message_of(outcome):
+                yield (f"the PermissionError of {tool}({path!r}) must name the path; it said "
+                       f"{message_of(outcome)!r} (section 7)")
+                return
+    if seen.get("secret") != as_held(inputs["files"][inputs["secret"]]) or seen.get("new_outside") is not False:
+        yield ("a refused write or edit must change nothing outside the project: call inside_project before "
+               "writing (section 7)")
+        return
+    for (path, text), outcome in zip(inputs["reads"], outcomes_of(seen, "reads", 4)):
+        if returned_text(outcome) != text:
+            yield (f"read_file({at(path, top)!r}) lies inside the project and must still work; {shown(outcome)} "
+                   "(section 7)")
+            return
+    for (path, names), outcome in zip(inputs["listed"], outcomes_of(seen, "listed", 2)):
+        listed = {name.rstrip("/") for name in (returned_text(outcome) or "").splitlines()}  # the "/" is lecture 02's
+        if returned_text(outcome) is None or not {name.rstrip("/") for name in names} <= listed:
+            yield f"list_files({path!r}) lies inside the project and must still work; {shown(outcome)} (section 7)"
+            return
+    path, content = inputs["write"]
+    if returned_text(seen.get("write")) is None or seen.get("written") != as_held(content):
+        yield (f"write_file({path!r}, ...) lies inside the project, in new folders, and must still work; "
+               f"{shown(seen.get('write'))} (section 7)")
+        return
+    path, _, _, after = inputs["edit"]
+    if returned_text(seen.get("edit")) is None or seen.get("edited") != as_held(after):
+        yield f"edit_file({path!r}, ...) lies inside the project and must still work; {shown(seen.get('edit'))} (section 7)"
+        return
+    for path, outcome in zip(inputs["resolved"], outcomes_of(seen, "resolved", 4)):
+        expected = posixpath.normpath(posixpath.join(project, path))
+        if returned_text(outcome) != expected:
+            yield (f"inside_project({path!r}) must return the absolute path, {expected!r} here; {shown(outcome)} "
+                   "(section 7)")
+            return
+
+
 RULES = [
     Rule("l03_write_file_creates_parent_dirs", drive_writes, judge_writes, {"groups": [{"files": {}, "writes": [
         ["docs/guide/intro.md", "# Intro\n",
@@ -463,4 +592,19 @@ RULES = [
     Rule("l03_bash_timeout_stops_children", drive_children, judge_children, {"cases": [
         {"command": "(sleep 4; touch late.txt) >/dev/null 2>&1 & exec sleep 8", "timeout": 0.2, "within": 7.5,
          "files": []}]}, timed=True),
+    Rule("l03_tools_stay_inside_the_project", drive_fence, judge_fence, {
+        "project": "project", "links": {"escape": "../project-old", "here": "src"},
+        "files": {"project/notes.txt": "notes old\n", "project/src/app.py": "NAME = 'app'\n",
+                  "project-old/secret.txt": "key\n"},
+        "secret": "project-old/secret.txt",
+        "outside": ["../project-old/secret.txt", "src/../../project-old/secret.txt", f"{TOP}/project-old/secret.txt",
+                    "escape/secret.txt"],
+        "folders_outside": ["..", "../project-old", f"{TOP}/project-old", "escape"],
+        "new_outside": ["../project-old/new.txt", "project-old/new.txt"],
+        "reads": [["notes.txt", "notes old\n"], ["src/../notes.txt", "notes old\n"], ["here/app.py", "NAME = 'app'\n"],
+                  [f"{TOP}/project/notes.txt", "notes old\n"]],
+        "listed": [[".", ["notes.txt", "src/"]], ["src", ["app.py"]]],
+        "write": ["new/deeper/file.txt", "written\n"],
+        "edit": ["notes.txt", "notes old", "edited", "edited\n"],
+        "resolved": ["notes.txt", "src/../notes.txt", "new/not_yet.txt", "."]}),
 ]

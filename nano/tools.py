@@ -1,10 +1,12 @@
 """The five tools: what nano can do on your machine, and the schemas that tell the model so.
 
 Lecture 02 writes the tools that read (`read_file`, `list_files`) and the dispatcher `run_tool`;
-lecture 03 writes the tools that write (`write_file`, `edit_file`, `bash`). `TOOLS` is given:
-it is the contract the model reads. Every tool takes plain arguments, returns a string for the
-model, and raises on failure; the agent loop (lecture 05) turns the exception into an error
-result. Paths are relative to the working directory.
+lecture 03 writes the tools that write (`write_file`, `edit_file`, `bash`) and the fence
+`inside_project`. `TOOLS` is given: it is the contract the model reads. Every tool takes plain
+arguments, returns a string for the model, and raises on failure; the agent loop (lecture 05)
+turns the exception into an error result. Paths are relative to the working directory, and
+the four file tools stay inside it: each first asks `inside_project`, which refuses a path
+outside the project folder.
 """
 
 import os
@@ -108,14 +110,36 @@ def clip(text: str, limit: int | None = None) -> str:
     return text[:limit] + f"\n[... cut: {len(text) - limit} more characters not shown]"
 
 
+def inside_project(path: str, root: str = ".") -> Path:
+    """Return the absolute path of `path`, taken relative to `root`, if it lies inside `root`.
+
+    `root` is the project folder, by default the working directory as it is when called. Raises
+    PermissionError, naming `path`, when the path lies outside: `..` and symbolic links are
+    followed before comparing, so "src/../../x" and a link that points out of the folder are
+    refused, and so is a sibling folder whose name only begins like the project's
+    ("/home/me/project-old" is not inside "/home/me/project"). read_file, list_files, write_file
+    and edit_file call it first; bash cannot be fenced this way (a command can cd anywhere).
+    Example: inside_project("src/app.py") -> PosixPath('/home/me/project/src/app.py')
+    """
+    ### BEGIN SOLUTION
+    base = Path(root).resolve()
+    target = (base / path).resolve()
+    if not target.is_relative_to(base):
+        raise PermissionError(f"{path} is outside the project folder {base}: the file tools stay inside it")
+    return target
+    ### END SOLUTION
+
+
 def read_file(path: str) -> str:
     """Return the text of the file at `path`, cut by `clip` if it is very long.
 
     Raises FileNotFoundError, with the path in its message, when there is no such file, and
-    IsADirectoryError when `path` is a directory.
+    IsADirectoryError when `path` is a directory. From lecture 03 on, it first calls
+    inside_project(path), which raises PermissionError for a path outside the project.
     Example: read_file("fixtures/convert.py") -> '\"\"\"Temperature conversions...'
     """
     ### BEGIN SOLUTION
+    inside_project(path)
     file = Path(path)
     if file.is_dir():
         raise IsADirectoryError(f"{path} is a directory, not a file: use list_files to look inside it")
@@ -129,10 +153,11 @@ def list_files(path: str = ".") -> str:
     """Return the names in directory `path`, sorted, one per line, directories ending in "/".
 
     Raises FileNotFoundError naming the path when there is no such directory, and
-    NotADirectoryError when it is a file.
+    NotADirectoryError when it is a file. From lecture 03 on, it first calls inside_project(path).
     Example: list_files("fixtures") -> "celsius_trace.json\\nconvert.py"
     """
     ### BEGIN SOLUTION
+    inside_project(path)
     folder = Path(path)
     if not folder.exists():
         raise FileNotFoundError(f"No such directory: {path}")
@@ -147,9 +172,11 @@ def write_file(path: str, content: str) -> str:
     """Write `content` to `path`, replacing what was there and creating parent directories.
 
     Returns exactly f"Wrote {len(content)} characters to {path}": characters, not bytes, and
-    the path as given.
+    the path as given. It first calls inside_project(path): a path outside the project raises
+    PermissionError, and nothing is written.
     """
     ### BEGIN SOLUTION
+    inside_project(path)
     file = Path(path)
     file.parent.mkdir(parents=True, exist_ok=True)
     file.write_text(content, encoding="utf-8")
@@ -166,8 +193,10 @@ def edit_file(path: str, old_string: str, new_string: str) -> str:
     says what to do instead; for zero matches it says "not found", for several it gives the count
     as digits ("occurs 3 times"). The file is read and written as text, the way read_file shows
     it: a file with Windows line endings (\\r\\n) is matched line by line and written back with \\n.
+    It first calls inside_project(path): a path outside the project raises PermissionError.
     """
     ### BEGIN SOLUTION
+    inside_project(path)
     file = Path(path)
     if not file.is_file():
         raise FileNotFoundError(f"No such file: {path}")

@@ -48,6 +48,13 @@ READ_FILE = '''\
         raise FileNotFoundError(f"No such file: {path}")
     return clip(file.read_text(encoding="utf-8", errors="replace"))
 '''
+FENCE = '''\
+    base = Path(root).resolve()
+    target = (base / path).resolve()
+    if not target.is_relative_to(base):
+        raise PermissionError(f"{path} is outside the project folder {base}: the file tools stay inside it")
+    return target
+'''
 LIST_FILES = '''\
     folder = Path(path)
     if not folder.exists():
@@ -368,6 +375,20 @@ def _bash_result(code: int, stdout: str, stderr: str) -> str:
     """The exit code, stdout and stderr under their labels, as bash's result lays them out."""
     return "\\n".join([f"exit code: {code}", "stdout:", stdout, "stderr:", stderr])
 ''', "a module-level helper builds the very same text"),
+    Alternative("fence_with_os_path_commonpath", "03", "nano/tools.py", FENCE, '''\
+    base = os.path.realpath(root)
+    target = os.path.realpath(os.path.join(base, path))
+    if os.path.commonpath([base, target]) != base:
+        raise PermissionError(f"Refused: {path} lies outside {base}")
+    return Path(target)
+''', "realpath follows '..' and links as resolve does, and commonpath compares whole folder names"),
+    Alternative("fence_with_parents", "03", "nano/tools.py", "    if not target.is_relative_to(base):",
+                "    if target != base and base not in target.parents:",
+                "the project folder or one of its descendants: what is_relative_to says of resolved paths"),
+    Alternative("read_file_uses_the_fenced_path", "03", "nano/tools.py", "    inside_project(path)\n" + READ_FILE,
+                "    file = inside_project(path)\n" + READ_FILE.removeprefix("    file = Path(path)\n"),
+                "read_file opens the absolute path the fence returns: the same file, and its messages still "
+                "name the path as given"),
 
     # 04: preview, confirm
     Alternative("preview_match_statement", "04", "nano/gate.py", PREVIEW, '''\

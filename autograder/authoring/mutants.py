@@ -54,6 +54,12 @@ TOO_MANY = ('    if count > 1:\n        raise ValueError(f"old_string occurs {co
             'include more of the "\n                         "surrounding lines so that it matches '
             'exactly once")\n    file.write_text(text.replace(old_string, new_string, 1), encoding="utf-8")')
 
+FENCE = "    inside_project(path)\n"
+FENCED_WRITE = FENCE + "    file = Path(path)\n    file.parent.mkdir("
+FENCED_READ = FENCE + "    file = Path(path)\n    if file.is_dir():"
+FENCED_LIST = FENCE + "    folder = Path(path)\n"
+FENCED_EDIT = FENCE + "    file = Path(path)\n    if not file.is_file():\n        raise FileNotFoundError(f\"No such file: {path}\")\n    if not old_string:"
+
 MUTANTS = [
     # 01: "each wrong answer"; warmup's hard-coded literal (section 8)
     Mutant("warmup_hard_coded", "01", "nano/protocol.py", WARMUP, "    return 61001\n"),
@@ -78,6 +84,12 @@ MUTANTS = [
     Mutant("bash_timeout_escapes", "03", "nano/tools.py",
            '            raise TimeoutError(f"Command timed out after {BASH_TIMEOUT} seconds: {command}") from None',
            "            raise"),
+    # 03, section 7: the fence's prefix test, comparing unresolved paths, a tool that forgets the call
+    Mutant("fence_string_prefix", "03", "nano/tools.py", "    if not target.is_relative_to(base):",
+           "    if not str(target).startswith(str(base)):"),
+    Mutant("fence_without_resolving", "03", "nano/tools.py", "    target = (base / path).resolve()",
+           "    target = base / path"),
+    Mutant("write_file_outside_the_fence", "03", "nano/tools.py", FENCED_WRITE, FENCED_WRITE.replace(FENCE, "")),
     # 04: lenient yes, asking twice, preview missing from the prompt, no diff
     Mutant("confirm_lenient_yes", "04", "nano/gate.py", YES,
            'return answer.strip().lower().startswith("y")'),
@@ -148,6 +160,13 @@ MORE_MUTANTS = [
            'and copy the text "\n                         "exactly, whitespace included")\n', ""),
     Mutant("bash_kills_only_the_shell", "03", "nano/tools.py", "os.killpg(proc.pid, signal.SIGKILL)",
            "proc.kill()"),
+    Mutant("fence_abspath_follows_no_links", "03", "nano/tools.py", "    target = (base / path).resolve()",
+           "    target = Path(os.path.abspath(base / path))"),
+    Mutant("fence_root_fixed_at_import", "03", "nano/tools.py", 'def inside_project(path: str, root: str = ".")',
+           "def inside_project(path: str, root: str = os.getcwd())"),
+    Mutant("read_file_outside_the_fence", "03", "nano/tools.py", FENCED_READ, FENCED_READ.replace(FENCE, "")),
+    Mutant("list_files_outside_the_fence", "03", "nano/tools.py", FENCED_LIST, FENCED_LIST.replace(FENCE, "")),
+    Mutant("edit_file_outside_the_fence", "03", "nano/tools.py", FENCED_EDIT, FENCED_EDIT.replace(FENCE, "")),
     Mutant("confirm_case_sensitive", "04", "nano/gate.py", YES, 'return answer.strip() in ("y", "yes")'),
     Mutant("preview_bash_shows_the_dict", "04", "nano/gate.py",
            "        return f\"$ {input.get('command', '')}\"", '        return f"$ {input}"'),

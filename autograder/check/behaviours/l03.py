@@ -1,17 +1,19 @@
-"""Lecture 03's graded behaviours: the rules of checks/l03.py (write_file, edit_file, bash) on
-hidden cases.
+"""Lecture 03's graded behaviours: the rules of checks/l03.py (write_file, edit_file, bash, the
+fence) on hidden cases.
 
 A rule's drive and judge are defined once, in checks/l03.py, with the visible case ./ok 03 runs;
 here each rule gets the draw that adds hidden cases of the same shape to that visible case:
 random names, deep folders, non-ASCII and empty contents, multi-line and whitespace edits, more
 counts of matches, a missing file and an empty old_string, failing commands with random exit
-codes, Python tracebacks, slower commands and children that detach, with BASH_TIMEOUT = 1.
+codes, Python tracebacks, slower commands and children that detach, with BASH_TIMEOUT = 1; for the fence, a project and a
+sibling of random names (the sibling's beginning like the project's).
 """
 
 import string
 
 from autograder.check.behaviour import Behaviour
 from checks import l03
+from checks.l03 import TOP
 
 
 def _words(rng, count, size=6):
@@ -161,6 +163,27 @@ def draw_children(rng):
         {"command": command, "timeout": 1, "within": 7.5, "files": files} for command, files in commands]}
 
 
+def draw_fence(rng):
+    """A project folder and, beside it, a sibling whose name begins like the project's; in the
+    project a link pointing at the sibling and one pointing inside. Paths out of the project (by
+    `..`, by an absolute path, through the link), each given to every file tool, and paths in."""
+    a, b, c, d, e = _words(rng, 5)
+    project, sibling, out, here = a, f"{a}-{b}", f"link_{c}", f"here_{d}"
+    secret, notes, app = f"{sibling}/secret_{e}.txt", f"notes {b}\n", f"NAME = '{d}'\n"
+    outside = [f"../{secret}", f"src/../../{secret}", f"{TOP}/{secret}", f"{out}/secret_{e}.txt"]
+    return {"project": project, "links": {out: f"../{sibling}", here: "src"},
+            "files": {f"{project}/notes.txt": notes, f"{project}/src/app_{c}.py": app, secret: f"key {e}\n"},
+            "secret": secret, "outside": outside,
+            "folders_outside": ["..", f"../{sibling}", f"{TOP}/{sibling}", out],
+            "new_outside": [f"../{sibling}/new_{c}.txt", f"{sibling}/new_{c}.txt"],  # from the project; from the top
+            "reads": [["notes.txt", notes], ["src/../notes.txt", notes], [f"{here}/app_{c}.py", app],
+                      [f"{TOP}/{project}/notes.txt", notes]],
+            "listed": [[".", ["notes.txt", "src/"]], ["src", [f"app_{c}.py"]]],
+            "write": [f"new_{c}/deeper_{d}/file_{e}.txt", f"written {a}\n"],
+            "edit": ["notes.txt", f"notes {b}", f"edited {c}", f"edited {c}\n"],
+            "resolved": ["notes.txt", "src/../notes.txt", f"new_{e}/not_yet.txt", "."]}
+
+
 DRAWS = {"l03_write_file_creates_parent_dirs": draw_parent_dirs, "l03_write_file_replaces_contents": draw_replaces,
          "l03_write_file_confirmation": draw_confirmations, "l03_edit_file_one_match": draw_one_match,
          "l03_edit_file_zero_matches_raise": draw_zero_matches,
@@ -168,6 +191,6 @@ DRAWS = {"l03_write_file_creates_parent_dirs": draw_parent_dirs, "l03_write_file
          "l03_edit_file_refusal_leaves_file_untouched": draw_untouched,
          "l03_bash_exit_code_and_stdout": draw_exit_and_stdout, "l03_bash_nonzero_exit_is_a_result": draw_nonzero,
          "l03_bash_stderr": draw_stderr, "l03_bash_timeout_raises": draw_timeouts,
-         "l03_bash_timeout_stops_children": draw_children}
+         "l03_bash_timeout_stops_children": draw_children, "l03_tools_stay_inside_the_project": draw_fence}
 
 BEHAVIOURS = [Behaviour.of(rule, DRAWS[rule.grade_id]) for rule in l03.RULES]
