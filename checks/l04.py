@@ -244,7 +244,8 @@ def approved(got):
 
 
 def expected(answer) -> bool:
-    return answer.strip().lower() in ("y", "yes")
+    """Whether confirm must approve `answer`: "y" or "yes", case and surrounding space ignored."""
+    return answer.strip().casefold() in {"y", "yes"}
 
 
 def judge_answers(inputs, seen):

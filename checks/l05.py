@@ -17,7 +17,7 @@ from checks.l05_model import (drive_five_fields, drive_fresh_import, drive_one_c
 from checks.l05_seen import total
 from checks.rule import Rule
 
-NEEDS = ("nano.model", "nano.loop")  # loaded first by ./ok: a file that does not load is named before any rule runs
+NEEDS = ("nano.loop", "nano.model")  # loaded first by ./ok: a file that does not load is named before any rule runs
 
 
 def user(text):

@@ -219,7 +219,8 @@ class Subject:
         loop of student code's can run in this one); what escapes it is raised here."""
         if self.loop is None:
             self.loop = asyncio.new_event_loop()
-            threading.Thread(target=self.loop.run_forever, name="loop", daemon=True).start()
+            self.looping = threading.Thread(target=self.loop.run_forever, name="loop", daemon=True)
+            self.looping.start()
 
         async def guarded():
             try:
@@ -337,6 +338,9 @@ class Subject:
             with contextlib.suppress(BaseException):
                 asyncio.run_coroutine_threadsafe(_shutdown(), loop).result(timeout=5)
             loop.call_soon_threadsafe(loop.stop)
+            self.looping.join(5)
+            if not loop.is_running():  # closed here, not by the garbage collector at some later moment
+                loop.close()
         self.objects.clear()
         self.names.clear()
         os.chdir(self.workspace)

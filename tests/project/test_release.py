@@ -63,7 +63,7 @@ def test_stub_source_refuses_what_it_cannot_stub():
 
 def test_every_student_function_raises_not_implemented_in_a_fresh_workspace(fresh_workspace):
     calls = {"warmup": "()", "read_file": "('a')", "list_files": "()", "run_tool": "('bash', {})",
-             "write_file": "('a', 'b')", "edit_file": "('a', 'b', 'c')", "bash": "('true')",
+             "write_file": "('a', 'b')", "edit_file": "('a', 'b', 'c')", "bash": "('true')", "inside_project": "('a')",
              "preview": "('bash', {'command': 'ls'})", "confirm": "(None, 'bash', {})",
              "call_model": "([])", "agent_loop": "([], None)", "main": "()"}
     assert set(calls) == {f for functions in STUDENT_FUNCTIONS.values() for f in functions}
