@@ -3,9 +3,12 @@
 Each Mutant is (name, lecture, file, old text, new text): applied to a perfect submission with
 `apply`, it must lose points in its own lecture only (tests/project/test_mutations.py checks
 that with real nbgrader), and fail the visible checks, ./ok NN, unless it is a wrong answer in
-a notebook (tests/project/test_ok_mutants.py). MUTANTS covers every mistake the lectures name; MORE_MUTANTS adds others. docs/graded-behaviours.md lists
-them by lecture, beside the graded behaviours they must fail. The bench
-(bench.py) draws its mutated submissions from here too.
+a notebook (tests/project/test_ok_mutants.py, for every mutant here). MUTANTS, graded in the
+suite's shared class, holds at least one mistake per graded rule; MORE_MUTANTS holds the rest of
+the mistakes the lectures name (an audit of every lecture's "common mistake", "do not" and "a
+loop that"), graded too with NANO_ALL_MUTANTS=1 and by `nano-course check NN --behaviours`.
+docs/graded-behaviours.md lists them by lecture, beside the graded behaviours they must fail.
+The bench (bench.py) draws its mutated submissions from here too.
 """
 
 from pathlib import Path
