@@ -1,28 +1,67 @@
-"""Lecture 01's visible check: warmup (nano/protocol.py), section 8. ./ok 00 runs it."""
+"""Lecture 01's rule: warmup (nano/protocol.py), section 8. ./ok 00 runs it.
 
-import nano.protocol  # noqa: F401 (loaded first: a file that does not load is named before any check runs)
+Defined once, here: ./ok 00 and the notebook's graded cell run it on your code, and the grader
+runs the same drive and judge. warmup's source is read from the file as saved (by the grader, as
+handed in, before any of it ran), and its value is what a call of it returned.
+"""
 
 import ast
-import inspect
+
+from checks.rule import Rule
+
+NEEDS = ("nano.protocol",)  # loaded first by ./ok: a file that does not load is named before any rule runs
 
 
-def l01_warmup_returns_61001():
-    import nano.protocol
+def shown(value):
+    """repr(value) for a message, whatever it is (a huge int or a deep list cannot be shown whole)."""
+    try:
+        text = repr(value)
+    except (ValueError, RecursionError):
+        return "a value too large to show"
+    return text if len(text) <= 2000 else text[:2000] + "..."
 
-    result = nano.protocol.warmup()
-    assert type(result) is int and result == 61001, (
-        f"warmup() returned {result!r}; it must return the int 61001 (section 8)")
-    problem = hard_coded(inspect.getsource(nano.protocol.warmup))
-    assert problem is None, problem
+
+def drive_warmup(subject, inputs):
+    """warmup's source as handed in (read by the driver, before any of it ran), and what a call
+    of it returned in the subject."""
+    source = subject.source("nano/protocol.py")
+    outcome = subject.call("nano.protocol.warmup")
+    return {"source": source, "value": outcome.get("value"), "type": outcome.get("type"),
+            "raised": outcome.get("raised"), "message": outcome.get("message")}
 
 
-def hard_coded(source: str) -> str | None:
-    """What is wrong with warmup's source if it writes the answer instead of computing it."""
-    function = ast.parse(inspect.cleandoc("\n" + source)).body[0]
+def judge_warmup(inputs, seen):
+    seen = seen if isinstance(seen, dict) else {}
+    raised = seen.get("raised")
+    if isinstance(raised, list) and raised:
+        kind = raised[0] if isinstance(raised[0], str) else "an exception"
+        message = seen.get("message") if isinstance(seen.get("message"), str) else ""
+        yield f"warmup() must return the int 61001, but it raised {kind}: {message[:500]} (section 8)"
+        return
+    if seen.get("type") != "int" or type(seen.get("value")) is not int or seen.get("value") != 61001:
+        yield f"warmup() must return the int 61001, not {shown(seen.get('value'))} (section 8)"
+        return
+    try:
+        tree = ast.parse(seen.get("source"))
+    except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
+        tree = ast.Module(body=[], type_ignores=[])
+    functions = [node for node in tree.body
+                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "warmup"]
+    if not functions:
+        yield "warmup() must be defined in nano/protocol.py (section 8)"
+        return
+    function = functions[-1]
     body = function.body[1:] if ast.get_docstring(function) is not None else function.body
     nodes = [node for statement in body for node in ast.walk(statement)]
-    if any(isinstance(node, ast.Constant) and str(node.value).strip() == "61001" for node in nodes):
-        return "warmup() must compute 61001 as arithmetic, e.g. 61 * 1000 + 1, not write the literal 61001 (section 8)"
+    literals = [node.value for node in nodes if isinstance(node, ast.Constant)]
+    if any((isinstance(v, (int, float, complex)) and not isinstance(v, bool) and v == 61001)
+           or (isinstance(v, str) and v.strip() == "61001") or (isinstance(v, bytes) and v.strip() == b"61001")
+           for v in literals):
+        yield "warmup() must compute 61001 as arithmetic, e.g. 61 * 1000 + 1, not write the literal 61001 (section 8)"
+    if any(isinstance(node, ast.Return) and isinstance(node.value, ast.Constant) for node in nodes):
+        yield "warmup() must return an arithmetic expression, not a constant (section 8)"
     if not any(isinstance(node, ast.BinOp) for node in nodes):
-        return "warmup() must compute 61001 with arithmetic operators, e.g. 61 * 1000 + 1 (section 8)"
-    return None
+        yield "warmup() must compute 61001 with arithmetic operators, e.g. 61 * 1000 + 1 (section 8)"
+
+
+RULES = [Rule("l01_warmup_returns_61001", drive_warmup, judge_warmup)]

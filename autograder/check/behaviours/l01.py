@@ -1,4 +1,5 @@
-"""Lecture 01's graded behaviours: the six answers about the Celsius trace, and warmup().
+"""Lecture 01's graded behaviours: the six answers about the Celsius trace, and warmup()'s rule
+(checks/l01.py), which has no hidden case: the same call, judged the same way.
 
 An answer is judged leniently: any value whose str() is the right whole number or letter. The
 answers themselves live here, on the grader's side: the release strips the hidden part of a
@@ -7,10 +8,10 @@ the values they left; warmup's source is read by the driver, from the file as ha
 its value is what a call of it in the subject returned.
 """
 
-import ast
 import unicodedata
 
-from autograder.check.behaviour import Behaviour
+from autograder.check.behaviour import Behaviour, no_inputs
+from checks import l01
 
 
 def drive_answers(subject, inputs):
@@ -22,15 +23,6 @@ def _text(value):
     if isinstance(value, str):
         return value.strip()
     return str(value) if type(value) is int and -10**300 < value < 10**300 else None
-
-
-def _shown(value):
-    """repr(value) for a message, whatever it is (a huge int or a deep list cannot be shown whole)."""
-    try:
-        text = repr(value)
-    except (ValueError, RecursionError):
-        return "a value too large to show"
-    return text if len(text) <= 2000 else text[:2000] + "..."
 
 
 def _whole(text):
@@ -74,51 +66,8 @@ def question(grade_id, name, truth, hint, judge):
                      answers=tuple(f"l01_q{i}_answer" for i in range(1, int(grade_id[5]) + 1)))
 
 
-def drive_warmup(subject, inputs):
-    """warmup's source as handed in (read by the driver, before any of it ran), and what a call
-    of it returned in the subject."""
-    source = subject.source("nano/protocol.py")
-    outcome = subject.call("nano.protocol.warmup")
-    return {"source": source, "value": outcome.get("value"), "type": outcome.get("type"),
-            "raised": outcome.get("raised"), "message": outcome.get("message")}
-
-
-def judge_warmup(inputs, seen):
-    seen = seen if isinstance(seen, dict) else {}
-    raised = seen.get("raised")
-    if isinstance(raised, list) and raised:
-        kind = raised[0] if isinstance(raised[0], str) else "an exception"
-        message = seen.get("message") if isinstance(seen.get("message"), str) else ""
-        yield f"warmup() must return the int 61001, but it raised {kind}: {message[:500]} (section 8)"
-        return
-    if seen.get("type") != "int" or type(seen.get("value")) is not int or seen.get("value") != 61001:
-        yield f"warmup() must return the int 61001, not {_shown(seen.get('value'))} (section 8)"
-        return
-    try:
-        tree = ast.parse(seen.get("source"))
-    except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
-        tree = ast.Module(body=[], type_ignores=[])
-    functions = [node for node in tree.body
-                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "warmup"]
-    if not functions:
-        yield "warmup() must be defined in nano/protocol.py (section 8)"
-        return
-    function = functions[-1]
-    body = function.body[1:] if ast.get_docstring(function) is not None else function.body
-    nodes = [node for statement in body for node in ast.walk(statement)]
-    literals = [node.value for node in nodes if isinstance(node, ast.Constant)]
-    if any((isinstance(v, (int, float, complex)) and not isinstance(v, bool) and v == 61001)
-           or (isinstance(v, str) and v.strip() == "61001") or (isinstance(v, bytes) and v.strip() == b"61001")
-           for v in literals):
-        yield "warmup() must compute 61001 as arithmetic, e.g. 61 * 1000 + 1, not write the literal 61001 (section 8)"
-    if any(isinstance(node, ast.Return) and isinstance(node.value, ast.Constant) for node in nodes):
-        yield "warmup() must return an arithmetic expression, not a constant (section 8)"
-    if not any(isinstance(node, ast.BinOp) for node in nodes):
-        yield "warmup() must compute 61001 with arithmetic operators, e.g. 61 * 1000 + 1 (section 8)"
-
-
 BEHAVIOURS = [
-    Behaviour("l01_warmup_returns_61001", drive_warmup, judge_warmup),
+    Behaviour.of(l01.RULES[0], no_inputs),
     question("l01_q1_entries_before_second_call", "answer_q1", 3,
              "question 1: count the entries pushed before the second model call (section 4)", judge_number),
     question("l01_q2_rule_for_roles", "answer_q2", "c",
