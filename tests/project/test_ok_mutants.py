@@ -3,10 +3,12 @@ applied to a perfect workspace must fail ./ok for its own lecture, saying what w
 which section to reread; only a wrong answer in a notebook passes (the visible checks cannot know
 the answer without giving it away; the hidden tests do).
 
-./ok runs every lecture's checks here, and no other lecture's may fail: the visible checks are
-what a graded cell runs in the kernel, so this is the kernel's half of "costs points in its own
-lecture only" for each mutant alone, which test_mutations.py, grading the mutants packed one per
-lecture in a hand-in, cannot tell apart (test_verify.py runs the check's half)."""
+For the graded catalogue (MUTANTS), ./ok runs every lecture's checks here, and no other lecture's
+may fail: the visible checks are what a graded cell runs in the kernel, so this is the kernel's
+half of "costs points in its own lecture only" for each mutant alone, which test_mutations.py,
+grading the mutants packed one per lecture in a hand-in, cannot tell apart (test_verify.py runs
+the check's half). The rest of the catalogue (MORE_MUTANTS, not graded in the suite's class) runs
+its own lecture's ./ok only."""
 
 import concurrent.futures
 import subprocess
@@ -37,9 +39,10 @@ SAYS = {
 }
 
 
-def ok(workspace):
-    """./ok alone: every lecture's checks."""
-    return subprocess.run([sys.executable, "ok"], cwd=workspace, capture_output=True, text=True, timeout=300)
+def ok(workspace, lecture=None):
+    """./ok alone (every lecture's checks), or ./ok of one lecture (01's is 00)."""
+    args = [] if lecture is None else ["00" if lecture == "01" else lecture]
+    return subprocess.run([sys.executable, "ok", *args], cwd=workspace, capture_output=True, text=True, timeout=300)
 
 
 def failing(done) -> set[str]:
@@ -60,8 +63,8 @@ def with_mutant(workspace, mutant):
     path = workspace / mutant.file
     original = path.read_bytes()
     apply(workspace, mutant)
-    try:
-        return ok(workspace)
+    try:  # the graded catalogue, every lecture's ./ok (what packing cannot tell apart); the rest, their own
+        return ok(workspace, None if mutant in MUTANTS else mutant.lecture)
     finally:
         path.write_bytes(original)
 
