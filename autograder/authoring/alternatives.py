@@ -385,7 +385,7 @@ def _bash_result(code: int, stdout: str, stderr: str) -> str:
     Alternative("fence_with_parents", "03", "nano/tools.py", "    if not target.is_relative_to(base):",
                 "    if target != base and base not in target.parents:",
                 "the project folder or one of its descendants: what is_relative_to says of resolved paths"),
-    Alternative("read_file_uses_the_fenced_path", "03", "nano/tools.py", "    inside_project(path)\n" + READ_FILE,
+    Alternative("read_file_uses_the_fenced_path", "02", "nano/tools.py", "    inside_project(path)\n" + READ_FILE,
                 "    file = inside_project(path)\n" + READ_FILE.removeprefix("    file = Path(path)\n"),
                 "read_file opens the absolute path the fence returns: the same file, and its messages still "
                 "name the path as given"),

@@ -170,7 +170,7 @@ def test_repair_removes_unreadable_notebooks_restores_test_cells_and_stubs_broke
         "01: test cell mini_warmup deleted (put back and run)",
         "01: test cell mini_read_file was edited (restored)",
         f"nano/tools.py does not parse (line 1: {raised.value.msg}), so read_file, list_files, run_tool, "
-        "write_file, edit_file and bash were graded as not written",
+        "inside_project, write_file, edit_file and bash were graded as not written",
         "nano/gate.py missing: graded as not written",
     ]
     assert [(p.lecture, p.grade_ids, p.file) for p in problems] == [

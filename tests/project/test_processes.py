@@ -27,7 +27,8 @@ from checks.local import Local
 from checks.processes import alive, descendants, status, working_in
 from autograder.grading import grade, results
 from autograder.sandbox import bwrap
-from tests.project.test_unforgeable import append, points, swap_bash
+from tests.project.one_class import append, swap_bash
+from tests.project.test_unforgeable import points
 
 PAYLOADS = Path(__file__).parent / "payloads"
 TIMEOUT = 20
