@@ -5,6 +5,7 @@ independent check to confirm every cell. Names not defined here are nano/loop.py
 
 
 async def agent_loop(messages, ask, model=call_model, *, max_turns=MAX_TURNS):
+    import json
     turns = 0
     while turns < max_turns:
         turns += 1
@@ -18,6 +19,7 @@ async def agent_loop(messages, ask, model=call_model, *, max_turns=MAX_TURNS):
             return "done"
         results = []
         for call in calls:
+            print(f"● {call.name}({json.dumps(call.input)})")
             if call.name in GATED and not await confirm(ask, call.name, call.input):
                 results.append({"type": "tool_result", "tool_use_id": call.id, "is_error": False,
                                 "content": "Declined by the user: ask them what to do instead."})

@@ -5,6 +5,7 @@ check to confirm every cell. Names not defined here are nano/tools.py's own."""
 
 
 def read_file(path):
+    inside_project(path)  # the fence (lecture 03)
     import os
     if os.path.isdir(path):
         raise IsADirectoryError(f"'{path}' is a folder")
@@ -16,6 +17,7 @@ def read_file(path):
 
 
 def list_files(path="."):
+    inside_project(path)  # the fence (lecture 03)
     import os
     if not os.path.isdir(path):
         raise FileNotFoundError(f"{path!r} is not a directory I can find")
@@ -41,6 +43,7 @@ def run_tool(name, input):
 
 
 def write_file(path, content):
+    inside_project(path)  # the fence (lecture 03)
     import os
     folder = os.path.dirname(path)
     if folder:
@@ -51,6 +54,7 @@ def write_file(path, content):
 
 
 def edit_file(path, old_string, new_string):
+    inside_project(path)  # the fence (lecture 03)
     import os
     if old_string == "":
         raise ValueError("refusing an empty old_string")
