@@ -17,6 +17,7 @@ import time
 from collections.abc import Callable
 
 from checks.doubles import Raise, Ref, Reply, to_wire
+from checks.folder import READ_LIMIT
 from checks.subject import wire
 
 
@@ -28,8 +29,9 @@ class Lost(Exception):
 class Driving:
     """The requests a drive may make (`call`, `read`, `make`, `set`, `stand`, `proxy`,
     `environ`, `chdir`, `fresh`) and the answers to the doubles' calls (`reply`). A subclass
-    gives `_request(message) -> outcome` and `_lose(why)`, and the rest of the Subject protocol
-    (rule.py): `item`, `scratch`, `source`, `serve`, `processes`, `answers`."""
+    gives `_request(message) -> outcome`, `_lose(why)` and `workspace` (the hand-in's folder, which
+    `source` reads), and the rest of the Subject protocol (rule.py): `item`, `scratch`, `serve`,
+    `processes`, `answers`."""
 
     def __init__(self):
         self.handlers: dict[str, Callable] = {}
@@ -109,6 +111,16 @@ class Driving:
     def fresh(self, module: str, name: str) -> dict:
         """Import a new copy of `module`'s file as `name`: the outcome, with its "ref"."""
         return self._request(wire.Fresh(next(self._ids), module, name))
+
+    def source(self, path: str, limit: int = READ_LIMIT) -> str | None:
+        """The text of the hand-in's file `path` ("nano/protocol.py") as saved in `self.workspace`,
+        read here: for the grader, the folder the subject was copied from, which no student code
+        has run in."""
+        try:
+            with open(self.workspace / path, "rb") as f:
+                return f.read(limit).decode("utf-8")
+        except (OSError, UnicodeDecodeError):
+            return None
 
     def _ref(self, outcome: dict) -> Ref:
         number = outcome.get("ref")

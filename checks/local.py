@@ -20,7 +20,7 @@ from pathlib import Path
 
 from checks.doubles import ROOT
 from checks.driving import Driving
-from checks.folder import READ_LIMIT, Folder
+from checks.folder import Folder
 from checks.processes import descendants, working_in
 from checks.rule import Rule
 from checks.subject import harness, wire
@@ -82,13 +82,6 @@ class Local(Driving):
         finally:
             folder.close()
             self.chdir(self.home)
-
-    def source(self, path: str, limit: int = READ_LIMIT) -> str | None:
-        try:
-            with open(self.workspace / path, "rb") as f:
-                return f.read(limit).decode("utf-8")
-        except (OSError, UnicodeDecodeError):
-            return None
 
     def serve(self, server) -> str:
         return server.url

@@ -64,6 +64,12 @@ class Behaviour:
         return rules.failure(self.judge, inputs, seen)
 
 
+def visible(defined: Iterable[rules.Rule], grade_id: str) -> dict:
+    """The visible case of the rule of `defined` (a lecture's RULES) for the cell `grade_id`: what
+    its draw adds hidden cases to."""
+    return next(rule.visible for rule in defined if rule.grade_id == grade_id)
+
+
 class GraderError(Exception):
     """A behaviour is wrong (it fails on the reference, or it raised): the grader's fault."""
 

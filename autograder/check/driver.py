@@ -46,7 +46,7 @@ from autograder.course import ROOT
 from autograder.sandbox import bwrap
 from autograder.sandbox import space
 from checks.driving import Driving, Lost
-from checks.folder import READ_LIMIT, Folder
+from checks.folder import Folder
 from checks.processes import alive, descendants, parents, status
 from checks.subject import wire
 
@@ -267,15 +267,6 @@ class Subject(Driving):
             if self.alive():
                 with contextlib.suppress(Lost):
                     self.chdir(self.work)
-
-    def source(self, path: str, limit: int = READ_LIMIT) -> str | None:
-        """The text of the hand-in's file `path` ("nano/protocol.py") as it was handed in: read
-        here, from the workspace the subject was copied from, which no student code has run in."""
-        try:
-            with open(self.workspace / path, "rb") as f:
-                return f.read(limit).decode("utf-8")
-        except (OSError, UnicodeDecodeError):
-            return None
 
     def serve(self, server) -> str:
         """The URL the subject's SDK must use to reach `server` (a started nano.server

@@ -8,7 +8,7 @@ and subfolders, more missing paths, longer files, every tool and more unknown na
 to the two questions stay here.
 """
 
-from autograder.check.behaviour import Behaviour
+from autograder.check.behaviour import Behaviour, visible
 from checks import l02
 from checks.kit import hexes
 from checks.l02 import MAX_OUTPUT
@@ -37,13 +37,9 @@ def judge_q2(inputs, seen):
 # ---------------------------------------------------------------------------------------------
 # The hidden cases, each added to the rule's visible case
 
-def visible(grade_id: str) -> dict:
-    return next(rule.visible for rule in l02.RULES if rule.grade_id == grade_id)
-
-
 def draw_texts(rng):
     tag = hexes(rng, 32)
-    return {"files": visible("l02_read_file_returns_text")["files"] + [
+    return {"files": visible(l02.RULES, "l02_read_file_returns_text")["files"] + [
         [f"src/pkg/mod_{tag[:6]}.py", f'"""Température: 21 °C, naïve café ☕ → {tag}."""\n\nVALUE = "{tag}"\n'],
         ["docs/notes.md", f"# Notes\n\n  two leading spaces, a trailing one \n\n\n{tag[::-1]}"],
         [f"deep/er/still/{tag[6:12]}.txt", f"no final newline, tab\tinside {tag[3:9]}"],
@@ -53,7 +49,7 @@ def draw_texts(rng):
 
 def draw_missing_files(rng):
     tag = hexes(rng, 8)
-    return {"groups": visible("l02_read_file_missing_path")["groups"] + [
+    return {"groups": visible(l02.RULES, "l02_read_file_missing_path")["groups"] + [
         {"files": {"docs/present.md": f"here {tag}\n", f"other_{tag}.txt": "x"},
          "paths": [f"docs/missing-{tag}.md", f"absent_{tag}/inner.py", f"other_{tag[::-1]}.txt"]},
     ], "present": ["docs/present.md", f"here {tag}\n"]}
@@ -61,13 +57,13 @@ def draw_missing_files(rng):
 
 def draw_missing_dirs(rng):
     tag = hexes(rng, 8)
-    return {"groups": visible("l02_list_files_missing_path")["groups"] + [
+    return {"groups": visible(l02.RULES, "l02_list_files_missing_path")["groups"] + [
         {"files": {f"src/app_{tag}.py": ""}, "paths": [f"src/gone_{tag}", f"nowhere-{tag}", f"nowhere-{tag}/deeper"]},
     ], "present": ["src", f"app_{tag}.py"]}
 
 
 def draw_long(rng):
-    return {"files": visible("l02_read_file_clips_long_files")["files"] + [
+    return {"files": visible(l02.RULES, "l02_read_file_clips_long_files")["files"] + [
         [rng.randrange(2**31), size] for size in [MAX_OUTPUT + 1, 3 * MAX_OUTPUT + rng.randint(1, 999)]]}
 
 
@@ -75,7 +71,7 @@ def draw_sorted(rng):
     tag = hexes(rng, 6)
     names = [f"mango-{tag}.txt", "zeta.md", ".env.example", "alpha.py", f"kiwi_{tag}.json",
              "beta.txt", "notes", ".gitignore", f"delta{tag}.cfg"]
-    return {"cases": visible("l02_list_files_sorted_names")["cases"] + [
+    return {"cases": visible(l02.RULES, "l02_list_files_sorted_names")["cases"] + [
         {"files": {name: "x" for name in names}, "path": ".", "names": sorted(names)},
         {"files": {f"outer/inner/{tag}_one.py": "", "outer/inner/two.py": "", f"outer/inner/deeper/{tag}.py": "",
                    "outer/inner/.hidden": "", "outer/top.txt": ""},
@@ -85,7 +81,7 @@ def draw_sorted(rng):
 
 def draw_marked(rng):
     tag = hexes(rng, 6)
-    return {"cases": visible("l02_list_files_marks_directories")["cases"] + [
+    return {"cases": visible(l02.RULES, "l02_list_files_marks_directories")["cases"] + [
         {"files": {f"pkg_{tag}/mod.py": "", f"pkg_{tag}/sub/deep.py": "", "license": "", f"data.{tag}": "",
                    "v1.2/readme.txt": ""}, "folders": [f"pkg_{tag}/empty", "build"], "path": ".",
          "names": [f"pkg_{tag}/", "license", f"data.{tag}", "v1.2/", "build/"]},
@@ -96,7 +92,7 @@ def draw_marked(rng):
 
 def draw_default(rng):
     first, second = hexes(rng, 8), hexes(rng, 8)
-    return {"cases": visible("l02_list_files_default_path")["cases"] + [
+    return {"cases": visible(l02.RULES, "l02_list_files_default_path")["cases"] + [
         {"files": {f"first_{first}.txt": "1"}, "names": [f"first_{first}.txt"]},
         {"files": {f"second_{second}.txt": "2", "also.md": "3"}, "names": [f"second_{second}.txt", "also.md"]},
     ]}
@@ -104,7 +100,7 @@ def draw_default(rng):
 
 def draw_dispatch(rng):
     tag = hexes(rng, 8)
-    return {"calls": visible("l02_run_tool_dispatches")["calls"] + [
+    return {"calls": visible(l02.RULES, "l02_run_tool_dispatches")["calls"] + [
         ["read_file", {"path": f"docs/{tag}.md"}], ["list_files", {"path": f"src/{tag}"}],
         ["write_file", {"path": f"out/{tag}.txt", "content": f"hello {tag}\n"}],
         ["edit_file", {"path": "a.py", "old_string": f"x = {tag}", "new_string": "x = 2"}],
@@ -113,7 +109,7 @@ def draw_dispatch(rng):
 
 
 def draw_unknown(rng):
-    return {"calls": visible("l02_run_tool_unknown_tool")["calls"] + [
+    return {"calls": visible(l02.RULES, "l02_run_tool_unknown_tool")["calls"] + [
         ["grep", {"pattern": "x"}], ["Read_File", {"path": "a.txt"}],
         ["read-file", {"path": "a.txt"}], ["clip", {"text": "abc"}], ["run_tool", {"name": "bash", "input": {}}],
         [f"tool_{hexes(rng, 6)}", {}], ["", {}],
@@ -122,7 +118,7 @@ def draw_unknown(rng):
 
 def draw_failures(rng):
     tag = hexes(rng, 8)
-    return {"calls": visible("l02_run_tool_does_not_swallow_errors")["calls"] + [
+    return {"calls": visible(l02.RULES, "l02_run_tool_does_not_swallow_errors")["calls"] + [
         ["read_file", f"missing/{tag}.py", "FileNotFoundError"], ["read_file", f"denied_{tag}.txt", "PermissionError"],
         ["read_file", f"garbled-{tag}.bin", "UnicodeError"], ["read_file", f"odd/{tag}", "ValueError"],
         ["list_files", f"missing_{tag}", "FileNotFoundError"], ["list_files", f"denied/{tag}", "PermissionError"],

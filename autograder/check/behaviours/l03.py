@@ -11,7 +11,7 @@ sibling of random names (the sibling's beginning like the project's).
 
 import string
 
-from autograder.check.behaviour import Behaviour
+from autograder.check.behaviour import Behaviour, visible
 from checks import l03
 from checks.l03 import TOP
 
@@ -26,13 +26,9 @@ def _words(rng, count, size=6):
     return words
 
 
-def visible(grade_id: str) -> dict:
-    return next(rule.visible for rule in l03.RULES if rule.grade_id == grade_id)
-
-
 def draw_parent_dirs(rng):
     a, b, c = _words(rng, 3)
-    return {"groups": visible("l03_write_file_creates_parent_dirs")["groups"] + [{"files": {}, "writes": [
+    return {"groups": visible(l03.RULES, "l03_write_file_creates_parent_dirs")["groups"] + [{"files": {}, "writes": [
         [f"{a}/{b}/{c}/module_{a}.py", f"NAME = '{b}'\n",
          "write_file must create every missing parent folder, however deep (section 1)"],
         [f"{a}/{b}/{c}/other_{c}.py", "x = 1\n",
@@ -47,7 +43,7 @@ def draw_replaces(rng):
     a, b = _words(rng, 2)
     old, new = _words(rng, 1, 40)[0], _words(rng, 1, 5)[0]
     name = f"{a}/{b}.md"
-    return {"groups": visible("l03_write_file_replaces_contents")["groups"] + [
+    return {"groups": visible(l03.RULES, "l03_write_file_replaces_contents")["groups"] + [
         {"files": {name: old}, "writes": [
             [name, new, "write_file must replace the old text completely: no append, no leftovers (section 1)"],
             [name, f"crème brûlée {new}\n\n  trailing spaces  ",
@@ -58,7 +54,7 @@ def draw_replaces(rng):
 
 def draw_confirmations(rng):
     a, b, c, d, e = _words(rng, 5)
-    return {"cases": visible("l03_write_file_confirmation")["cases"] + [
+    return {"cases": visible(l03.RULES, "l03_write_file_confirmation")["cases"] + [
         [f"{a}/{b}.txt", _words(rng, 1, rng.randrange(50) + 3)[0]],
         [f"{c}.md", "naïve café, déjà vu: " + _words(rng, 1, rng.randrange(9) + 1)[0]],
         [f"{d}/{e}/empty.txt", ""]]}
@@ -78,13 +74,13 @@ def draw_one_match(rng):
     for old, new, hint in steps:
         text = text.replace(old, new, 1)
         edits.append({"path": path, "old": old, "new": new, "after": text, "hint": hint})
-    return {"groups": visible("l03_edit_file_one_match")["groups"] + [{"files": {path: before}, "edits": edits}]}
+    return {"groups": visible(l03.RULES, "l03_edit_file_one_match")["groups"] + [{"files": {path: before}, "edits": edits}]}
 
 
 def draw_zero_matches(rng):
     a, b, c, d = _words(rng, 4)
     path, missing = f"{a}/{b}.py", f"{c}/{d}.txt"
-    return {"groups": visible("l03_edit_file_zero_matches_raise")["groups"] + [
+    return {"groups": visible(l03.RULES, "l03_edit_file_zero_matches_raise")["groups"] + [
         {"files": {path: f"def {a}():\n\treturn '{b}'\n"},
          "edits": [{"path": path, "old": old, "new": "x"}
                    for old in [f"return '{a}'", f"    return '{b}'", f"Return '{b}'", f"def  {a}():"]]
@@ -93,7 +89,7 @@ def draw_zero_matches(rng):
 
 
 def draw_several_matches(rng):
-    groups = list(visible("l03_edit_file_several_matches_raise")["groups"])
+    groups = list(visible(l03.RULES, "l03_edit_file_several_matches_raise")["groups"])
     for count in (3, 5):
         name, word = _words(rng, 2)
         path = f"{name}/{name}.txt"
@@ -107,7 +103,7 @@ def draw_untouched(rng):
     before = (f"def to_{a}(c):\n    return (c * 5) / 9 + 32\n\n\n"
               f"def to_{b}(f):\n    return (f - 32) * 5 / 9\n")
     path = f"{a}/{b}.py"
-    return {"groups": visible("l03_edit_file_refusal_leaves_file_untouched")["groups"] + [
+    return {"groups": visible(l03.RULES, "l03_edit_file_refusal_leaves_file_untouched")["groups"] + [
         {"files": {path: before},
          "edits": [{"path": path, "old": old, "new": new, "before": before}
                    for old, new in [("* 5", "* 9"), (" / 9", " / 5"), ("    return", "  return"),
@@ -119,14 +115,14 @@ def draw_untouched(rng):
 
 def draw_exit_and_stdout(rng):
     a, b = _words(rng, 2)
-    return {"cases": visible("l03_bash_exit_code_and_stdout")["cases"] + [
+    return {"cases": visible(l03.RULES, "l03_bash_exit_code_and_stdout")["cases"] + [
         {"names": [a, b], "folder": "bash_" + _words(rng, 1, 10)[0]}]}
 
 
 def draw_nonzero(rng):
     tag = _words(rng, 1)[0]
     code = rng.randrange(100) + 10
-    return {"cases": visible("l03_bash_nonzero_exit_is_a_result")["cases"] + [
+    return {"cases": visible(l03.RULES, "l03_bash_nonzero_exit_is_a_result")["cases"] + [
         ["exit 3", 3, None],
         [f"echo partial-{tag}; exit {code}", code, f"partial-{tag}"],
         ["false", 1, None],
@@ -137,7 +133,7 @@ def draw_nonzero(rng):
 def draw_stderr(rng):
     out, err = _words(rng, 2)
     out, err = f"out-{out}", f"err-{err}"
-    return {"cases": visible("l03_bash_stderr")["cases"] + [
+    return {"cases": visible(l03.RULES, "l03_bash_stderr")["cases"] + [
         [f"echo {out}; echo {err} >&2; exit 5", [out], [err], 5],
         ["{python} -c 'import sys; sys.stderr.write(\"" + err + "\\n\"); 1 / 0'", [],
          ["ZeroDivisionError", err], 1]]}
@@ -146,7 +142,7 @@ def draw_stderr(rng):
 def draw_timeouts(rng):
     tag = "quick-" + _words(rng, 1)[0]
     slow = [["sleep 5", 4.8], ["echo started; sleep 4", 3.8], ["{python} -c 'import time; time.sleep(4)'", 3.8]]
-    return {"cases": visible("l03_bash_timeout_raises")["cases"]
+    return {"cases": visible(l03.RULES, "l03_bash_timeout_raises")["cases"]
             + [{"command": command, "timeout": 1, "within": within} for command, within in slow]
             + [{"command": f"echo {tag}", "timeout": 1, "prints": tag}]}
 
@@ -159,7 +155,7 @@ def draw_children(rng):
     commands = [[f"(sleep 4.{tags[0]}; touch late.txt) >/dev/null 2>&1 & exec sleep 8.{tags[1]}", []],
                 [f"echo started > started.txt; sh -c 'exec sleep 8.{tags[2]}' >/dev/null 2>&1 & "
                  f"exec sleep 8.{tags[3]}", ["started.txt"]]]
-    return {"cases": visible("l03_bash_timeout_stops_children")["cases"] + [
+    return {"cases": visible(l03.RULES, "l03_bash_timeout_stops_children")["cases"] + [
         {"command": command, "timeout": 1, "within": 7.5, "files": files} for command, files in commands]}
 
 

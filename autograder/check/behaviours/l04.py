@@ -7,7 +7,7 @@ fixtures/convert.py, files without a final newline, new files in new folders, ev
 preview must survive, and many more answers and prompts for confirm.
 """
 
-from autograder.check.behaviour import Behaviour
+from autograder.check.behaviour import Behaviour, visible
 from checks import l04
 from checks.kit import hexes
 from checks.l04 import EDIT, ask, case
@@ -22,10 +22,6 @@ CELSIUS = ('"""Temperature conversions. One of them is wrong: the Celsius trace 
            "    return (f - 32) * 5 / 9\n")
 
 
-def visible(grade_id: str) -> dict:
-    return next(rule.visible for rule in l04.RULES if rule.grade_id == grade_id)
-
-
 # ---------------------------------------------------------------------------------------------
 # preview
 
@@ -33,7 +29,7 @@ def draw_bash(rng):
     commands = ["ls -la fixtures", f"echo {hexes(rng, 32)}", f"python -m pytest -q tests/test_{hexes(rng, 6)}.py",
                 f"rm -rf build_{hexes(rng, 6)} && mkdir build", "grep -rn 'TODO' src | wc -l",
                 f"for f in *.txt; do\n  cp \"$f\" backup_{hexes(rng, 4)}/\ndone"]
-    return {"cases": visible("l04_preview_bash_command")["cases"] + [
+    return {"cases": visible(l04.RULES, "l04_preview_bash_command")["cases"] + [
         case("bash", {"command": command}) for command in commands[1:]]}
 
 
@@ -41,7 +37,7 @@ def draw_edit(rng):
     tag, timeout = hexes(rng, 8), rng.randint(11, 89)
     path, name = f"src/pkg_{tag}/settings.py", f"notes_{tag}.txt"
     settings = f"NAME = 'svc_{tag}'\nTIMEOUT = {timeout}\nRETRIES = 3  # id {tag}\nDEBUG = False\n"
-    return {"cases": visible("l04_preview_edit_file_diff")["cases"] + [
+    return {"cases": visible(l04.RULES, "l04_preview_edit_file_diff")["cases"] + [
         case("edit_file", {"path": path, "old_string": f"= {timeout}", "new_string": "= 90"}, {path: settings},
              lines=[f"-TIMEOUT = {timeout}", "+TIMEOUT = 90"],
              context=[f" NAME = 'svc_{tag}'", f" RETRIES = 3  # id {tag}"]),
@@ -57,7 +53,7 @@ def draw_edit(rng):
 def draw_write(rng):
     tag = hexes(rng, 8)
     new_path, ini = f"docs_{tag}/README.md", f"cfg_{tag}.ini"
-    return {"cases": visible("l04_preview_write_file_diff")["cases"] + [
+    return {"cases": visible(l04.RULES, "l04_preview_write_file_diff")["cases"] + [
         case("write_file", {"path": new_path, "content": f"# Project {tag}\n\nRun `make {tag}` to build.\n"},
              lines=[f"+# Project {tag}", f"+Run `make {tag}` to build."]),
         case("write_file", {"path": ini, "content": f"[server]\nport = 9{tag[:3]}\nname = {tag}"},
@@ -69,7 +65,7 @@ def draw_write(rng):
 def draw_unchanged(rng):
     tag = hexes(rng, 8)
     files = {f"lib/{tag}.py": f"VERSION = '{tag}'\nitems = [1, 2, 3]\n"}
-    return {"cases": visible("l04_preview_changes_nothing")["cases"] + [
+    return {"cases": visible(l04.RULES, "l04_preview_changes_nothing")["cases"] + [
         case("edit_file", {"path": f"lib/{tag}.py", "old_string": "[1, 2, 3]", "new_string": f"['{tag}']"}, files,
              shows=["+", f"['{tag}']"]),
         case("write_file", {"path": f"lib/{tag}.py", "content": f"gone {tag}\n"}, files, shows=["+", f"gone {tag}"]),
@@ -98,7 +94,7 @@ def draw_never_raises(rng):
         ("read_file", {"path": f"notes_{tag}.txt"}, None),
         (f"teleport_{tag}", {"to": "mars"}, ["", f"teleport_{tag}"]),
     ]
-    return {"cases": visible("l04_preview_never_raises")["cases"] + [
+    return {"cases": visible(l04.RULES, "l04_preview_never_raises")["cases"] + [
         case(name, tool_input, files, shows=shows) for name, tool_input, shows in calls]}
 
 
@@ -112,19 +108,19 @@ NOES = ["n", "no", "", " ", "\n", "N", "NO", "yep", "sure", "y es", "yes please"
 
 
 def draw_yes(rng):
-    return {"asks": visible("l04_confirm_accepts_yes")["asks"] + [
+    return {"asks": visible(l04.RULES, "l04_confirm_accepts_yes")["asks"] + [
         *(ask([a], name, tool_input) for a in YESES for name, tool_input in [("edit_file", EDIT), ("write_file", WRITE)]),
         ask(["no"], "edit_file", EDIT)]}
 
 
 def draw_no(rng):
-    return {"asks": visible("l04_confirm_rejects_everything_else")["asks"] + [
+    return {"asks": visible(l04.RULES, "l04_confirm_rejects_everything_else")["asks"] + [
         *(ask([a], "write_file", {"path": "x.txt", "content": "x"}) for a in NOES[2:]),
         ask(["yes"], "write_file", WRITE)]}
 
 
 def draw_once(rng):
-    return {"asks": visible("l04_confirm_asks_once")["asks"] + [
+    return {"asks": visible(l04.RULES, "l04_confirm_asks_once")["asks"] + [
         ask(["y"], "bash", {"command": "ls"}),
         *(ask([first, "y", "y", "n"], "edit_file", EDIT) for first in ["y", "n", "maybe", "", "what?", "YES"])]}
 
@@ -136,7 +132,7 @@ def draw_prompt(rng):
                              ("write_file", {"path": f"w_{hexes(rng, 6)}.txt", "content": "hello\n"})]:
         tag = hexes(rng, 32)
         asks.append(ask(["y"], name, tool_input, f"--- a/{tag}\n+++ b/{tag}\n@@ -1 +1 @@\n-old {tag}\n+new {tag}"))
-    return {"asks": visible("l04_confirm_prompt_shows_preview")["asks"] + asks}
+    return {"asks": visible(l04.RULES, "l04_confirm_prompt_shows_preview")["asks"] + asks}
 
 
 DRAWS = {"l04_preview_bash_command": draw_bash, "l04_preview_edit_file_diff": draw_edit,

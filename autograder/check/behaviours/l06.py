@@ -9,7 +9,7 @@ at the gate, the first one), Ctrl-C twice, longer cut-off turns, and the model's
 kind. Lecture 06 has no question to answer.
 """
 
-from autograder.check.behaviour import Behaviour
+from autograder.check.behaviour import Behaviour, visible
 from checks import l06
 
 # Requests a session may type: none is blank, none is "exit", none starts a stand-in's keyword.
@@ -24,12 +24,8 @@ HELLO = [{"role": "user", "content": "hello nano"},
 HI = [{"role": "user", "content": "hi"}, {"role": "assistant", "content": [{"type": "text", "text": "Hello."}]}]
 
 
-def visible(grade_id: str) -> dict:
-    return next(rule.visible for rule in l06.RULES if rule.grade_id == grade_id)
-
-
 def cases(grade_id: str, *hidden: dict) -> dict:
-    return {"cases": visible(grade_id)["cases"] + list(hidden)}
+    return {"cases": visible(l06.RULES, grade_id)["cases"] + list(hidden)}
 
 
 # --- section 1 ------------------------------------------------------------------------------------
