@@ -62,7 +62,7 @@ class Local(Driving):
             yield self
         finally:
             self.harness.handle(wire.Reset(next(self._ids)))
-            gc.collect()  # what the code under test left to be collected says so now, in the rule's output
+            gc.collect(1)  # what the code under test just left to be collected says so now, in the rule's output
             self.handlers.clear()
             self.stood.clear()
             if self.watched:

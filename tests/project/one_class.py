@@ -218,6 +218,15 @@ def mutant_hand_ins() -> dict[str, tuple[Mutant, ...]]:
     return {f"mutant-pack-{number}": pack for number, pack in enumerate(packs, 1)}
 
 
+# The class's grading is the suite's longest path, and a hand-in's grading mostly waits (on its
+# kernels, on commands that sleep until their timeout): six at once keep the two cores busy.
+CLASS_WORKERS = 6
+# Graded a second time beside the class: those whose grading could vary from run to run (the clock
+# bent, numbers past the int limit, CPU burnt beside the reference), with an honest and an
+# untouched classmate. The other forgers' grades depend on nothing the run could change.
+AGAIN = (HONEST, UNTOUCHED, "u-clock", "u-huge", "u-burner")
+
+
 @dataclass(frozen=True)
 class Graded:
     course: Path    # the graded copy of the course: grades.csv, problems.csv, feedback/, logs/
@@ -226,20 +235,19 @@ class Graded:
     out: str        # what it printed
     err: str
     grades: dict[str, results.Grade]  # read back from grades.csv and problems.csv
-    again: "Graded | None" = None  # the forgers and their classmates graded again, beside the class
+    again: "Graded | None" = None  # AGAIN graded again, beside the class
 
 
 def grade_class(course: Path, scratch: Path) -> Graded:
-    """Write the class in `scratch` and grade it there with `nano-course grade` (default workers);
-    beside it, in a process of its own, the forgers with HONEST and UNTOUCHED as a class of their
-    own into another copy of the course (test_unforgeable compares the two gradings)."""
+    """Write the class in `scratch` and grade it there with `nano-course grade`, CLASS_WORKERS
+    students at once; beside it, in a process of its own, AGAIN as a class of their own into
+    another copy of the course (test_unforgeable compares the two gradings)."""
     release_dir = course / "release" / release.ASSIGNMENT
     subs = scratch / "subs"
     write_class(release_dir, subs)
     again = scratch / "again"
-    for student in (HONEST, UNTOUCHED):
+    for student in AGAIN:
         shutil.copytree(subs / student, again / "subs" / student)
-    write_forgers(release_dir, again / "subs")
     shutil.copytree(course, again / "course")
     graded = scratch / "course"
     shutil.copytree(course, graded)
@@ -250,7 +258,8 @@ def grade_class(course: Path, scratch: Path) -> Graded:
                                   stdout=said, stderr=subprocess.STDOUT)
         try:
             with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-                code = cli.main(["grade", str(subs), "--course", str(graded), "--timeout", str(TIMEOUT)])
+                code = cli.main(["grade", str(subs), "--course", str(graded), "--timeout", str(TIMEOUT),
+                                 "--workers", str(CLASS_WORKERS)])
         finally:
             beside.wait()
     regraded = Graded(again / "course", again / "subs", beside.returncode,

@@ -2,8 +2,9 @@
 below is a real hand-in (one_class.FORGERS, written by one_class.write_forgers), graded by
 `nano-course grade` with the sandbox and the check on, beside an honest one, twice: first in the
 class the slow grading tests share (one_class.py, where the honest one is zz-honest and the
-untouched stubs are the sample `untouched`), and at the same time again, with those two only,
-as a class of their own into a copy of the same course (one_class.grade_class).
+untouched stubs are the sample `untouched`), and at the same time again, those whose grading
+could vary from run to run (one_class.AGAIN: the bent clock, the huge numbers, the CPU burner) with
+those two, as a class of their own into a copy of the same course (one_class.grade_class).
 
 - a forger: the untouched stubs plus code that rewrites the check's process to answer every call
   as a right answer would look, sends forged results down its channel, winds the clock back, and
@@ -36,7 +37,6 @@ from tests.project.one_class import HONEST, UNTOUCHED
 
 pytestmark = pytest.mark.slow
 CAP_MB = 400  # the grading process's peak memory while a hand-in floods its channel
-STUDENTS = (HONEST, UNTOUCHED, *one_class.FORGERS)
 
 
 class Run:
@@ -62,10 +62,10 @@ def first(graded_class):
 
 @pytest.fixture(scope="module")
 def second(graded_class):
-    """The forgers with their honest and untouched classmates, graded again beside the shared class
-    as a class of their own, into a copy of the same course (the same grading seed)."""
+    """one_class.AGAIN (forgers with their honest and untouched classmates), graded again beside
+    the shared class as a class of their own, into a copy of the same course (the same grading seed)."""
     again = graded_class.again
-    assert sorted(again.grades) == sorted(STUDENTS), sorted(again.grades)
+    assert sorted(again.grades) == sorted(one_class.AGAIN), sorted(again.grades)
     return Run(again.course, again.code, again.out)
 
 
@@ -145,9 +145,9 @@ def test_grading_them_twice_gives_the_same_grades_byte_for_byte(first, second):
 
     def rows(course: Path) -> list[bytes]:
         lines = (course / "grades.csv").read_bytes().splitlines(keepends=True)
-        return lines[:1] + [line for line in lines[1:] if line.split(b",")[0].decode() in STUDENTS]
+        return lines[:1] + [line for line in lines[1:] if line.split(b",")[0].decode() in one_class.AGAIN]
 
-    assert len(rows(second.course)) == 1 + len(STUDENTS)
+    assert len(rows(second.course)) == 1 + len(one_class.AGAIN)
     assert rows(first.course) == rows(second.course)
     for student in (HONEST, "u-clock", "u-huge"):
         one = json.loads((first.course / "checks" / f"{student}.json").read_text(encoding="utf-8"))
