@@ -1,4 +1,4 @@
-"""Settings for the whole suite, which `./run tests` runs in three pytest-xdist workers.
+"""Settings for the whole suite, which `./run tests` runs in four pytest-xdist workers.
 
 Several of them grade a class at the same time, each by default with four students per CPU
 (grade.default_workers): on two cores that is a load of twenty and more, at which kernels miss
@@ -7,8 +7,10 @@ unless it names its own number; `nano-course grade` run by a test inherits it.
 """
 
 import os
+import shutil
 import signal
 
+from autograder.authoring import release
 from autograder.grading import grade
 
 os.environ.setdefault(grade.WORKERS_VARIABLE, "2")
@@ -18,3 +20,10 @@ os.environ.setdefault(grade.WORKERS_VARIABLE, "2")
 # need it as a terminal has it.
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+def pytest_configure(config):
+    """build/screenshots/ emptied of the previous run's pictures, once a run: here, in the process
+    that starts the workers (or the only one), before any browser test writes its own folder."""
+    if not hasattr(config, "workerinput"):
+        shutil.rmtree(release.ROOT / "build" / "screenshots", ignore_errors=True)

@@ -85,10 +85,9 @@ _taken: list[Path] = []
 
 @pytest.fixture(scope="session")
 def screenshot_root() -> Path:
-    """build/screenshots/, emptied of the previous run's pictures."""
-    if SCREENSHOTS.exists():
-        shutil.rmtree(SCREENSHOTS)
-    SCREENSHOTS.mkdir(parents=True)
+    """build/screenshots/, which tests/conftest.py empties of the previous run's pictures once a
+    run, before any worker starts; each test writes a folder of its own in it."""
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return SCREENSHOTS
 
 
@@ -118,9 +117,13 @@ def pytest_terminal_summary(terminalreporter):
 
 @pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items):
-    """The browser tests share one pytest-xdist worker (tests/project/groups.py): one folder of
-    screenshots, emptied once a run."""
-    groups.mark(items, "browser", lambda item: item.get_closest_marker("browser") is not None)
+    """The browser tests share one pytest-xdist worker (tests/project/groups.py), and so one
+    JupyterLab and one Chromium; the hub's round trip, which starts its own of each and takes the
+    longest, has a worker of its own."""
+    groups.mark(items, "hub", lambda item: item.get_closest_marker("browser") is not None
+                and item.path.name == "test_hub.py")
+    groups.mark(items, "browser", lambda item: item.get_closest_marker("browser") is not None
+                and item.path.name != "test_hub.py")
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's, which sends the names to the scheduler

@@ -1,5 +1,5 @@
 """Tests that must share one pytest-xdist worker, which `./run tests` runs the suite with
-(`-n 3 --dist loadgroup`): those that read the class the slow tests share (graded once per
+(`-n 4 --dist loadgroup`): those that read the class the slow tests share (graded once per
 worker that asks for it, so once), and the browser tests (one folder of screenshots a run).
 
 pytest-xdist 3.8 keeps a group together by renaming each of its tests `nodeid@group`, through an

@@ -219,8 +219,9 @@ def mutant_hand_ins() -> dict[str, tuple[Mutant, ...]]:
 
 
 # The class's grading is the suite's longest path, and a hand-in's grading mostly waits (on its
-# kernels, on commands that sleep until their timeout): six at once keep the two cores busy.
-CLASS_WORKERS = 6
+# kernels, on commands that sleep until their timeout): four at once, beside the suite's other
+# workers, keep the two cores busy.
+CLASS_WORKERS = 4
 # Graded a second time beside the class: those whose grading could vary from run to run (the clock
 # bent, numbers past the int limit, CPU burnt beside the reference), with an honest and an
 # untouched classmate. The other forgers' grades depend on nothing the run could change.
