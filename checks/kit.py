@@ -4,6 +4,12 @@ An outcome is what `driver.Subject.call` gives for one call of the hand-in's cod
 {"value": ..., "type": "str"} when it returned, {"raised": [class names, most derived first],
 "message": ...} when it raised. What a drive returns came from the hand-in's process, so it may
 hold anything: the readers below take any value and never raise, for judges that never raise.
+
+A judge never raises to its caller whatever `seen` holds, and says of a function not written yet
+only that it is not: one idiom for both, read in one place, rule.failure. That place gives every
+judge a dict for `seen` ({} for anything else), and a judge's stub handling is one line,
+`written(function, outcomes, section)`, which raises NotWritten when a call met the stub; failure
+catches it and returns its sentence (NOT_WRITTEN, the section added).
 """
 
 
@@ -59,8 +65,16 @@ def brief(value, limit: int = 300) -> str:
 NOT_WRITTEN = "{function} is not written yet: it raises NotImplementedError"  # feedback.py finds it too
 
 
-def not_written(function, outcomes, section):
-    """The stub's message if any call raised NotImplementedError (the judge then says only that), else None."""
+class NotWritten(Exception):
+    """A call met a stub: the judge says only that. `written` raises it from inside a judge, and
+    rule.failure, where every judge's result is read, turns it into its sentence."""
+
+    def __init__(self, function: str, section: int):
+        super().__init__(f"{NOT_WRITTEN.format(function=function)} (section {section})")
+
+
+def written(function, outcomes, section) -> None:
+    """Raises NotWritten if any of `outcomes` raised NotImplementedError (`function` is a stub still,
+    whose sentence names `section`); nothing otherwise. A judge's stub handling is this one line."""
     if any("NotImplementedError" in raised_names(outcome) for outcome in outcomes):
-        return f"{NOT_WRITTEN.format(function=function)} (section {section})"
-    return None
+        raise NotWritten(function, section)

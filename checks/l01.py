@@ -31,7 +31,6 @@ def drive_warmup(subject, inputs):
 
 
 def judge_warmup(inputs, seen):
-    seen = seen if isinstance(seen, dict) else {}
     raised = seen.get("raised")
     if isinstance(raised, list) and raised:
         kind = raised[0] if isinstance(raised[0], str) else "an exception"

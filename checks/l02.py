@@ -13,7 +13,7 @@ import random
 import re
 
 from checks.doubles import Ref
-from checks.kit import message_of, not_written, outcomes_of, raised_names, returned_text, shown
+from checks.kit import message_of, outcomes_of, raised_names, returned_text, shown, written
 from checks.rule import Rule
 
 NEEDS = ("nano.tools",)  # loaded first by ./ok: a file that does not load is named before any rule runs
@@ -41,10 +41,7 @@ def drive_texts(subject, inputs):
 
 def judge_texts(inputs, seen):
     outcomes = outcomes_of(seen, "outcomes", len(inputs["files"]))
-    stub = not_written("read_file", outcomes, 4)
-    if stub:
-        yield stub
-        return
+    written("read_file", outcomes, 4)
     for (path, expected), outcome in zip(inputs["files"], outcomes):
         if raised_names(outcome) or "value" not in outcome:
             yield f"read_file({path!r}) must return the file's text: {shown(outcome)} (section 4)"
@@ -80,10 +77,7 @@ def judge_missing(inputs, seen):
     tool, section, what = inputs["tool"], inputs["section"], inputs["what"]
     paths = [path for group in inputs["groups"] for path in group["paths"]]
     outcomes = outcomes_of(seen, "outcomes", len(paths))
-    stub = not_written(tool, outcomes, section)
-    if stub:
-        yield stub
-        return
+    written(tool, outcomes, section)
     path, expected = inputs["present"]
     got = returned_text(seen.get("present") if isinstance(seen, dict) else None)
     if got is None or expected not in got:
@@ -121,10 +115,7 @@ def drive_long(subject, inputs):
 def judge_long(inputs, seen):
     """Each result is the file's first MAX_OUTPUT characters and clip's note at the end."""
     outcomes = outcomes_of(seen, "outcomes", len(inputs["files"]))
-    stub = not_written("read_file", outcomes, 4)
-    if stub:
-        yield stub
-        return
+    written("read_file", outcomes, 4)
     for (seed, size), outcome in zip(inputs["files"], outcomes):
         whole = filler(seed, size)
         got = returned_text(outcome)
@@ -161,12 +152,10 @@ def drive_listings(subject, inputs):
 
 
 def listings(inputs, seen):
-    """The stub's message or one for a call that did not return a str; else None, and (the call,
-    the lines it returned, the case) for each case."""
+    """The message for a call that did not return a str (a stub's is its own, kit.written); else
+    None, and (the call, the lines it returned, the case) for each case."""
     outcomes = outcomes_of(seen, "outcomes", len(inputs["cases"]))
-    stub = not_written("list_files", outcomes, 5)
-    if stub:
-        return stub, []
+    written("list_files", outcomes, 5)
     found = []
     for case, outcome in zip(inputs["cases"], outcomes):
         call = "list_files()" if case.get("path") is None else f"list_files({case['path']!r})"
@@ -268,10 +257,7 @@ def drive_dispatch(subject, inputs):
 
 def judge_dispatch(inputs, seen):
     outcomes = outcomes_of(seen, "outcomes", len(inputs["calls"]))
-    stub = not_written("run_tool", outcomes, 6)
-    if stub:
-        yield stub
-        return
+    written("run_tool", outcomes, 6)
     for (name, input), outcome in zip(inputs["calls"], outcomes):
         expected = expected_call(name, input)
         if raised_names(outcome) or "value" not in outcome:
@@ -295,10 +281,7 @@ def drive_unknown(subject, inputs):
 
 def judge_unknown(inputs, seen):
     outcomes = outcomes_of(seen, "outcomes", len(inputs["calls"]))
-    stub = not_written("run_tool", outcomes, 6)
-    if stub:
-        yield stub
-        return
+    written("run_tool", outcomes, 6)
     for (name, _), outcome in zip(inputs["calls"], outcomes):
         if "ValueError" not in raised_names(outcome):
             yield (f"run_tool({name!r}, ...) must raise ValueError: only the five tools may run, but "
@@ -318,10 +301,7 @@ def drive_failures(subject, inputs):
 
 def judge_failures(inputs, seen):
     outcomes = outcomes_of(seen, "outcomes", len(inputs["calls"]))
-    stub = not_written("run_tool", outcomes, 6)
-    if stub:
-        yield stub
-        return
+    written("run_tool", outcomes, 6)
     for (name, path, kind), outcome in zip(inputs["calls"], outcomes):
         if kind not in raised_names(outcome):
             yield (f"run_tool({name!r}, {{'path': {path!r}}}) must let the tool's {kind} through, but "

@@ -19,8 +19,7 @@ import sys
 import time
 
 from checks.doubles import Ref
-from checks.kit import (NOT_WRITTEN, dicts_of, message_of, not_written, outcomes_of, raised_names,
-                        returned_text, shown)
+from checks.kit import dicts_of, message_of, outcomes_of, raised_names, returned_text, shown, written
 from checks.rule import Rule
 
 NEEDS = ("nano.tools",)  # loaded first by ./ok: a file that does not load is named before any rule runs
@@ -75,10 +74,7 @@ def judge_writes(inputs, seen):
     marked "raises" (its path is a folder) lets the error rise. Each write carries the message
     for its own failure."""
     writes = steps(inputs, seen, "writes")
-    stub = not_written("write_file", [done.get("outcome") for _, done in writes], 1)
-    if stub:
-        yield stub
-        return
+    written("write_file", [done.get("outcome") for _, done in writes], 1)
     for (path, content, hint, *mark), done in writes:
         outcome = done.get("outcome")
         if mark == ["raises"]:
@@ -101,17 +97,14 @@ def drive_confirmations(subject, inputs):
 def judge_confirmations(inputs, seen):
     """Exactly f"Wrote {len(content)} characters to {path}", as the lecture and the docstring say."""
     outcomes = outcomes_of(seen, "outcomes", len(inputs["cases"]))
-    stub = not_written("write_file", outcomes, 2)
-    if stub:
-        yield stub
-        return
-    written = seen.get("written") if isinstance(seen, dict) and isinstance(seen.get("written"), list) else []
+    written("write_file", outcomes, 2)
+    made = seen.get("written") if isinstance(seen.get("written"), list) else []
     for index, ((path, content), outcome) in enumerate(zip(inputs["cases"], outcomes)):
         expected = f"Wrote {len(content)} characters to {path}"
         if returned_text(outcome) != expected:
             yield (f"write_file must return exactly {expected!r} (characters, not bytes; the path as given); "
                    f"{shown(outcome)} (section 2)")
-        elif index >= len(written) or written[index] is not True:
+        elif index >= len(made) or made[index] is not True:
             yield f"write_file said {expected!r}, but there is no file at {path}: write it, then say so (section 1)"
 
 
@@ -135,10 +128,7 @@ def drive_edits(subject, inputs):
 def judge_one_match(inputs, seen):
     """Each edit returns "Edited {path}" and leaves the file as str.replace would (`after`)."""
     pairs = steps(inputs, seen, "edits")
-    stub = not_written("edit_file", [done.get("outcome") for _, done in pairs], 3)
-    if stub:
-        yield stub
-        return
+    written("edit_file", [done.get("outcome") for _, done in pairs], 3)
     for edit, done in pairs:
         outcome, expected = done.get("outcome"), f"Edited {edit['path']}"
         if returned_text(outcome) != expected:
@@ -151,10 +141,7 @@ def judge_zero_matches(inputs, seen):
     """Raises for text not in the file exactly, saying "not found" and the path; for a missing
     file (an edit marked "missing"), naming it; for an empty old_string."""
     pairs = steps(inputs, seen, "edits")
-    stub = not_written("edit_file", [done.get("outcome") for _, done in pairs], 3)
-    if stub:
-        yield stub
-        return
+    written("edit_file", [done.get("outcome") for _, done in pairs], 3)
     for edit, done in pairs:
         outcome, said = done.get("outcome"), message_of(done.get("outcome"))
         if edit.get("missing"):
@@ -175,10 +162,7 @@ def judge_zero_matches(inputs, seen):
 def judge_several_matches(inputs, seen):
     """Raises, giving the count as digits and the path, and not saying "not found"."""
     pairs = steps(inputs, seen, "edits")
-    stub = not_written("edit_file", [done.get("outcome") for _, done in pairs], 3)
-    if stub:
-        yield stub
-        return
+    written("edit_file", [done.get("outcome") for _, done in pairs], 3)
     for edit, done in pairs:
         outcome, said, count = done.get("outcome"), message_of(done.get("outcome")), edit["count"]
         if not refused(outcome):
@@ -196,10 +180,7 @@ def judge_untouched(inputs, seen):
     """Every refused edit (zero or several matches) raises and leaves the file byte for byte
     (`before`); an edit that matches once (`after`) is made."""
     pairs = steps(inputs, seen, "edits")
-    stub = not_written("edit_file", [done.get("outcome") for _, done in pairs], 3)
-    if stub:
-        yield stub
-        return
+    written("edit_file", [done.get("outcome") for _, done in pairs], 3)
     for edit, done in pairs:
         outcome = done.get("outcome")
         if "after" in edit:
@@ -253,10 +234,7 @@ def drive_exit_and_stdout(subject, inputs):
 def judge_exit_and_stdout(inputs, seen):
     """'exit code: 0' and stdout, in the working directory, through the shell."""
     found = outcomes_of(seen, "cases", len(inputs["cases"]))
-    stub = not_written("bash", [got.get(key) for got in found for key in ("ready", "ls", "pwd", "pipe")], 5)
-    if stub:
-        yield stub
-        return
+    written("bash", [got.get(key) for got in found for key in ("ready", "ls", "pwd", "pipe")], 5)
     for case, got in zip(inputs["cases"], found):
         (a, b), folder = case["names"], case["folder"]
         ready, listing, pwd, pipe = (returned_text(got.get(key)) for key in ("ready", "ls", "pwd", "pipe"))
@@ -283,10 +261,7 @@ def drive_commands(subject, inputs):
 def judge_nonzero(inputs, seen):
     """Each command's exit code comes back as a result ('exit code: N'), with its stdout."""
     outcomes = outcomes_of(seen, "outcomes", len(inputs["cases"]))
-    stub = not_written("bash", outcomes, 5)
-    if stub:
-        yield stub
-        return
+    written("bash", outcomes, 5)
     for (template, expected, printed), outcome in zip(inputs["cases"], outcomes):
         shown_as = shown_command(template)
         result = returned_text(outcome)
@@ -304,10 +279,7 @@ def judge_stderr(inputs, seen):
     """Each case is (command, what it prints to stdout, to stderr, its exit code): stderr is
     kept, under its own label after stdout's, with the exit code."""
     outcomes = outcomes_of(seen, "outcomes", len(inputs["cases"]))
-    stub = not_written("bash", outcomes, 5)
-    if stub:
-        yield stub
-        return
+    written("bash", outcomes, 5)
     for (template, out, err, code), outcome in zip(inputs["cases"], outcomes):
         shown_as, result = shown_command(template), returned_text(outcome)
         if result is None or any(token not in result for token in err):
@@ -348,10 +320,7 @@ def judge_timeouts(inputs, seen):
     cases = inputs["cases"]
     outcomes = outcomes_of(seen, "outcomes", len(cases))
     seconds = seen.get("seconds") if isinstance(seen, dict) and isinstance(seen.get("seconds"), list) else []
-    stub = not_written("bash", outcomes, 6)
-    if stub:
-        yield stub
-        return
+    written("bash", outcomes, 6)
     for index, (case, outcome) in enumerate(zip(cases, outcomes)):
         shown_as, limit = shown_command(case["command"]), case["timeout"]
         took = seconds[index] if index < len(seconds) else None
@@ -401,10 +370,7 @@ def judge_children(inputs, seen):
     """Each command times out, without waiting for it to end (`within`), and leaves no process
     running; the files the case names (written first) show the command ran at all."""
     found = outcomes_of(seen, "cases", len(inputs["cases"]))
-    stub = not_written("bash", [got.get("outcome") for got in found], 6)
-    if stub:
-        yield stub
-        return
+    written("bash", [got.get("outcome") for got in found], 6)
     for case, got in zip(inputs["cases"], found):
         took, files = got.get("seconds"), got.get("files") if isinstance(got.get("files"), dict) else {}
         if "TimeoutError" not in raised_names(got.get("outcome")):
@@ -470,15 +436,16 @@ def drive_fence(subject, inputs):
     return seen
 
 
-def stub_of(outcomes):
-    """The function whose stub a call met, as its NotImplementedError names it ("Lecture 03:
-    write_file is not implemented yet..."); None if no call met a stub."""
+def fence_written(outcomes):
+    """kit.written for the function whose stub a call met, as its NotImplementedError names it
+    ("Lecture 03: write_file is not implemented yet..."): the fence's (section 7) or a file tool's
+    (section 3)."""
     for outcome in outcomes:
         if "NotImplementedError" in raised_names(outcome):
             said = message_of(outcome)
-            return next((name for name in ("read_file", "list_files", "write_file", "edit_file")
+            stub = next((name for name in ("read_file", "list_files", "write_file", "edit_file")
                          if f"{name} is not" in said), "inside_project")
-    return None
+            written(stub, [outcome], 7 if stub == "inside_project" else 3)
 
 
 def judge_fence(inputs, seen):
@@ -486,7 +453,6 @@ def judge_fence(inputs, seen):
     inside_project and by each file tool, and nothing outside changes; paths inside (a `..` that
     stays in, a link that stays in, an absolute path, new folders) still work, and inside_project
     gives their absolute path."""
-    seen = seen if isinstance(seen, dict) else {}
     top = seen.get("top") if isinstance(seen.get("top"), str) else TOP
     project = seen.get("project") if isinstance(seen.get("project"), str) else "/"
     refusals = [("inside_project", inputs["outside"], outcomes_of(seen, "fence", 4)),
@@ -496,10 +462,7 @@ def judge_fence(inputs, seen):
                 ("edit_file", inputs["outside"], outcomes_of(seen, "edit_file", 4))]
     inside = [*outcomes_of(seen, "reads", 4), *outcomes_of(seen, "listed", 2), *outcomes_of(seen, "resolved", 4),
               *[seen.get(key) for key in ("write", "edit")]]
-    stub = stub_of([outcome for _, _, outcomes in refusals for outcome in outcomes] + inside)
-    if stub:
-        yield f"{NOT_WRITTEN.format(function=stub)} (section {7 if stub == 'inside_project' else 3})"
-        return
+    fence_written([outcome for _, _, outcomes in refusals for outcome in outcomes] + inside)
     for tool, paths, outcomes in refusals:
         for path, outcome in zip(paths, outcomes):
             path = at(path, top)

@@ -14,7 +14,7 @@ as a double that records the call and fails.
 """
 
 from checks.doubles import Raise, asker
-from checks.kit import brief, dicts_of, not_written, outcomes_of, returned_text, shown
+from checks.kit import brief, dicts_of, outcomes_of, returned_text, shown, written
 from checks.rule import Rule
 
 NEEDS = ("nano.gate",)  # loaded first by ./ok: a file that does not load is named before any rule runs
@@ -47,13 +47,10 @@ def called(call) -> str:
 
 
 def refused(inputs, seen):
-    """The stub's message, or one for the first call that did not return a str (nothing if
-    every call returned one)."""
+    """The message for the first call that did not return a str (nothing if every call returned
+    one); a stub is its own (kit.written)."""
     outcomes = outcomes_of(seen, "outcomes", len(inputs["cases"]))
-    stub = not_written("preview", outcomes, 2)
-    if stub:
-        yield stub
-        return
+    written("preview", outcomes, 2)
     for call, outcome in zip(inputs["cases"], outcomes):
         if returned_text(outcome) is None:
             yield (f"{called(call)} must return a str and never raise (the tool itself reports a bad input), "
@@ -204,13 +201,6 @@ def questions(inputs, seen) -> list:
     return list(zip(inputs["asks"], asked))
 
 
-def unwritten(pairs):
-    """The stub's message, if confirm is one."""
-    stub = not_written("confirm", [outcome(got) for _, got in pairs], 5)
-    if stub:
-        yield stub
-
-
 def outcome(got) -> dict:
     found = got.get("outcome")
     return found if isinstance(found, dict) else {}
@@ -250,7 +240,7 @@ def expected(answer) -> bool:
 
 def judge_answers(inputs, seen):
     pairs = questions(inputs, seen)
-    yield from unwritten(pairs)
+    written("confirm", [outcome(got) for _, got in pairs], 5)
     for question, got in pairs:
         yield from failed(question, got)
         answer = question["answers"][0]
@@ -268,7 +258,7 @@ def judge_answers(inputs, seen):
 
 def judge_once(inputs, seen):
     pairs = questions(inputs, seen)
-    yield from unwritten(pairs)
+    written("confirm", [outcome(got) for _, got in pairs], 5)
     for question, got in pairs:
         yield from failed(question, got)
         first = question["answers"][0]
@@ -284,7 +274,7 @@ def judge_once(inputs, seen):
 
 def judge_prompt(inputs, seen):
     pairs = questions(inputs, seen)
-    yield from unwritten(pairs)
+    written("confirm", [outcome(got) for _, got in pairs], 5)
     for question, got in pairs:
         yield from failed(question, got)
         name, marker = question["name"], question["marker"]

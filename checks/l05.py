@@ -14,7 +14,6 @@ from checks.l05_loop import (drive_celsius, drive_runs, drive_turn_limit, judge_
                              judge_tool_error, judge_turn_limit, judge_ungated, judge_verbatim)
 from checks.l05_model import (drive_five_fields, drive_fresh_import, drive_one_call, drive_reuses_client,
                               judge_five_fields, judge_fresh_import, judge_one_call, judge_reuses_client)
-from checks.l05_seen import total
 from checks.rule import Rule
 
 NEEDS = ("nano.loop", "nano.model")  # loaded first by ./ok: a file that does not load is named before any rule runs
@@ -38,16 +37,16 @@ def thinking(value, signature):
 
 RULES = [
     # First: the first client built in a grader's subject (whose start imports the SDK) is slow on a loaded machine.
-    Rule("l05_call_model_sends_five_fields", drive_one_call, total(judge_one_call), timeout=60),
-    Rule("l05_call_model_sends_five_fields", drive_five_fields, total(judge_five_fields), {"cases": [
+    Rule("l05_call_model_sends_five_fields", drive_one_call, judge_one_call, timeout=60),
+    Rule("l05_call_model_sends_five_fields", drive_five_fields, judge_five_fields, {"cases": [
         {"token": "pong-visible", "model": "claude-test-visible", "max_tokens": 4321,
          "system": "You are the visible case's system prompt.", "ping": "ping"}]}),
-    Rule("l05_call_model_reuses_client", drive_fresh_import, total(judge_fresh_import)),
-    Rule("l05_call_model_reuses_client", drive_reuses_client, total(judge_reuses_client), {"cases": [
+    Rule("l05_call_model_reuses_client", drive_fresh_import, judge_fresh_import),
+    Rule("l05_call_model_reuses_client", drive_reuses_client, judge_reuses_client, {"cases": [
         {"third": "three"}]}),
-    Rule("l05_text_reply_ends", drive_runs, total(judge_text_reply), {"cases": [
+    Rule("l05_text_reply_ends", drive_runs, judge_text_reply, {"cases": [
         {"start": user("Say hi."), "replies": [[text("Nothing to do here.")]], "no_tools": True}]}),
-    Rule("l05_assistant_turn_verbatim", drive_runs, total(judge_verbatim), {"cases": [
+    Rule("l05_assistant_turn_verbatim", drive_runs, judge_verbatim, {"cases": [
         {"start": user("Look, then answer in two paragraphs."), "tools": "output of {name}", "replies": [
             [thinking("I should look first.", "sig-visible-1"), text("Let me look."),
              tool_use("toolu_v1", "list_files", {"path": "."})],
@@ -55,34 +54,34 @@ RULES = [
                 {"type": "char_location", "cited_text": "answer", "document_index": 0, "document_title": "notes",
                  "start_char_index": 0, "end_char_index": 6}]},  # a block a dict of type and text would lose
              text("And a second paragraph.")]]}]}),
-    Rule("l05_results_matched_by_id", drive_runs, total(judge_by_id), {"cases": [
+    Rule("l05_results_matched_by_id", drive_runs, judge_by_id, {"cases": [
         {"start": user("Read notes.txt."), "tools": "contents of {path}", "replies": [
             [tool_use("toolu_check_1", "read_file", {"path": "notes.txt"})], [text("Read it.")]]}]}),
-    Rule("l05_results_matched_by_id", drive_runs, total(judge_printed), {"cases": [
+    Rule("l05_results_matched_by_id", drive_runs, judge_printed, {"cases": [
         {"start": user("Look around, then clean up."), "tools": "output of {name}", "answers": [False],
          "raises": {"src": ["FileNotFoundError", "No such file: src"]}, "replies": [
             [text("Let me look."), tool_use("toolu_s1", "read_file", {"path": "a.txt"}),
              tool_use("toolu_s2", "bash", {"command": "rm -rf build"})],
             [tool_use("toolu_s3", "list_files", {"path": "src"})], [text("Done.")]]}]}),
-    Rule("l05_tool_error_becomes_result", drive_runs, total(judge_tool_error), {"cases": [
+    Rule("l05_tool_error_becomes_result", drive_runs, judge_tool_error, {"cases": [
         {"start": user("Read missing.txt."), "tools": "fine: {path}",
          "raises": {"missing.txt": ["FileNotFoundError", "No such file: missing.txt"]}, "replies": [
             [tool_use("toolu_err_1", "read_file", {"path": "missing.txt"})], [text("That file is missing.")]]}]}),
-    Rule("l05_declined_tool_never_runs", drive_runs, total(judge_declined), {"cases": [
+    Rule("l05_declined_tool_never_runs", drive_runs, judge_declined, {"cases": [
         {"start": user("Clean up."), "tools": "ran {name}", "answers": [False], "replies": [
             [tool_use("toolu_no_1", "bash", {"command": "rm -rf build"})], [text("All right, I won't.")]]}]}),
-    Rule("l05_ungated_tools_skip_gate", drive_runs, total(judge_ungated), {"cases": [
+    Rule("l05_ungated_tools_skip_gate", drive_runs, judge_ungated, {"cases": [
         {"start": user("Look."), "tools": "output of {name}", "replies": [
             [tool_use("toolu_u1", "list_files", {"path": "."})], [tool_use("toolu_u2", "read_file", {"path": "a.txt"})],
             [text("Seen it.")]]}]}),
-    Rule("l05_one_user_message_for_all_results", drive_runs, total(judge_one_message), {"cases": [
+    Rule("l05_one_user_message_for_all_results", drive_runs, judge_one_message, {"cases": [
         {"start": user("Read a.txt and b.txt."), "tools": {"bash": "ran {command}", "*": "text of {path}"}, "replies": [
             [tool_use("toolu_p1", "read_file", {"path": "a.txt"}), tool_use("toolu_p2", "read_file", {"path": "b.txt"})],
             [text("Both read.")]]}]}),
-    Rule("l05_callers_list_mutated", drive_runs, total(judge_callers_list), {"cases": [
+    Rule("l05_callers_list_mutated", drive_runs, judge_callers_list, {"cases": [
         {"start": user("What files are here?"), "tools": "a.txt", "replies": [
             [tool_use("toolu_l1", "list_files", {"path": "."})], [text("Just a.txt.")]]}]}),
-    Rule("l05_turn_limit", drive_turn_limit, total(judge_turn_limit), {"cases": [
+    Rule("l05_turn_limit", drive_turn_limit, judge_turn_limit, {"cases": [
         {"max_turns": 2, "asks": 1}, {"max_turns": None, "asks": 1}]}),
-    Rule("l05_celsius_trace_matches", drive_celsius, total(judge_celsius), {"cases": [{"renames": {}}]}),
+    Rule("l05_celsius_trace_matches", drive_celsius, judge_celsius, {"cases": [{"renames": {}}]}),
 ]

@@ -16,6 +16,7 @@ import json
 
 from checks import doubles
 from checks.doubles import Raise
+from checks.kit import written
 from checks.l05_seen import at, equal, listed, part, raised, text_of
 
 GATED = ("write_file", "edit_file", "bash")  # nano.gate.GATED (lecture 04): the tools that need a yes
@@ -212,7 +213,7 @@ def judge_text_reply(inputs, seen):
             else:
                 yield "agent_loop called call_model by name; it must call the model it was given (section 2)"
             return
-        stop = list(raised("agent_loop", run, "section 2"))
+        stop = list(raised("agent_loop", run, 2))
         if stop:
             yield from stop
         elif run.get("calls") != 1:
@@ -241,7 +242,7 @@ def thoughts(content):
 def judge_verbatim(inputs, seen):
     """Each assistant entry is exactly {"role": "assistant", "content": the reply's content}, in
     the caller's list and in what the model was sent on its next call."""
-    yield from stopped(inputs, seen, "section 2")
+    yield from stopped(inputs, seen, 2)
     for case, run in runs(inputs, seen):
         messages, sent, replies = listed(run.get("messages")), listed(run.get("seen")), listed(run.get("replies"))
         found = [(i, m) for i, m in enumerate(messages) if isinstance(m, dict) and m.get("role") == "assistant"]
@@ -289,7 +290,7 @@ def turn_entries(run, case):
 def judge_by_id(inputs, seen):
     """Each tool request runs once, in order, and gets one tool_result of exactly four keys with
     its block's id and run_tool's result; the model's next call sees it."""
-    yield from stopped(inputs, seen, "section 3")
+    yield from stopped(inputs, seen, 3)
     for case, run in runs(inputs, seen):
         wanted = [[name, input] for _, name, input in every_request(case)]
         if not equal(ran(run), wanted):
@@ -320,7 +321,7 @@ def judge_printed(inputs, seen):
     """What a person watching sees (on stdout, or stderr): each text block's text, and for each
     tool request, in order, one line "●", the tool's name and its input. A request the human
     declines and one whose tool fails get their line too: it comes before the gate and the tool."""
-    yield from stopped(inputs, seen, "section 3")
+    yield from stopped(inputs, seen, 3)
     for case, run in runs(inputs, seen):
         printed = run.get("printed") if isinstance(run.get("printed"), str) else ""
         texts = [b["text"] for reply in case["replies"] for b in reply if b.get("type") == "text"]
@@ -347,7 +348,7 @@ def judge_printed(inputs, seen):
 def judge_tool_error(inputs, seen):
     """A tool that raised gives a result with is_error True carrying the exception's message;
     the others in the turn keep theirs; the loop goes on and the model sees the errors."""
-    yield from stopped(inputs, seen, "section 3")
+    yield from stopped(inputs, seen, 3)
     for case, run in runs(inputs, seen):
         wanted = [result for turn in expected_results(case) for result in turn]
         results = [r if isinstance(r, dict) else {} for r in user_results(run.get("messages"))]
@@ -382,7 +383,7 @@ def declined(result):
 def judge_declined(inputs, seen):
     """A gated request is asked about once, as confirm(ask, name, input), before it runs; a no
     means it never runs and its result says declined, is_error False; a yes runs it."""
-    yield from stopped(inputs, seen, "section 3")
+    yield from stopped(inputs, seen, 3)
     for case, run in runs(inputs, seen):
         log = [e[:3] if at(e, 0) == "ask" else e for e in listed(run.get("log"))]
         wanted = [[name, input, True] for _, name, input in every_request(case) if name in GATED]
@@ -417,7 +418,7 @@ def judge_declined(inputs, seen):
 def judge_ungated(inputs, seen):
     """Only the tools in GATED go through the gate (by confirm, never the asker itself); the
     others run without asking."""
-    yield from stopped(inputs, seen, "section 3")
+    yield from stopped(inputs, seen, 3)
     for case, run in runs(inputs, seen):
         names = [name for name, _, _ in asked(run)]
         wanted = [name for _, name, _ in every_request(case) if name in GATED]
@@ -440,7 +441,7 @@ def judge_ungated(inputs, seen):
 def judge_one_message(inputs, seen):
     """Each turn's results go back in one user message, in the order of the requests, and the
     model is called once after each."""
-    yield from stopped(inputs, seen, "section 4")
+    yield from stopped(inputs, seen, 4)
     for case, run in runs(inputs, seen):
         turns = len(case["replies"])
         roles = ["user"] * len(case["start"]) + ["assistant", "user"] * (turns - 1) + ["assistant"]
@@ -465,7 +466,7 @@ def judge_one_message(inputs, seen):
 def judge_callers_list(inputs, seen):
     """The caller's list grows in place: what was in it stays, each reply and each turn's
     results are appended, and the model sees that same list growing."""
-    yield from stopped(inputs, seen, "section 4")
+    yield from stopped(inputs, seen, 4)
     for case, run in runs(inputs, seen):
         start, turns = len(case["start"]), len(case["replies"])
         length = len(listed(run.get("messages")))
@@ -507,9 +508,7 @@ def judge_turn_limit(inputs, seen):
     found = listed(seen.get("runs"))
     for index, case in enumerate(inputs["cases"]):
         run, limit = part(found, index), case.get("max_turns")
-        if "NotImplementedError" in listed(run.get("raised")):
-            yield from raised("agent_loop", run, "section 4")
-            return
+        written("agent_loop", [run], 4)
         if case.get("finishes"):
             if run.get("calls") != limit or run.get("status") != "done":
                 yield (f"a model that stops on call {limit} of max_turns={limit} has finished: 'done', "
@@ -563,7 +562,7 @@ def first_difference(got, expected):
 
 
 def judge_celsius(inputs, seen):
-    yield from stopped(inputs, seen, "section 5")
+    yield from stopped(inputs, seen, 5)
     for case, run in runs(inputs, seen):
         expected = run.get("expected")
         if not equal(run.get("messages"), expected):

@@ -47,7 +47,7 @@ def received(server):
 def failed(calls):
     """The sentence for the first of `calls` (outcomes of call_model) that raised, if one did."""
     for call in listed(calls):
-        for message in raised("call_model", call, "section 1"):
+        for message in raised("call_model", call, 1):
             yield message
             return
 
@@ -70,7 +70,7 @@ def drive_one_call(subject, inputs):
 def judge_one_call(inputs, seen):
     requests, got = listed(seen.get("requests")), part(seen, "got")
     if len(requests) != 1:
-        yield from raised("call_model", got, "section 1")
+        yield from raised("call_model", got, 1)
         yield f"one call_model must make one messages.create call, it made {len(requests)} (section 1)"
         return
     body = at(requests, 0, 1)
@@ -199,10 +199,8 @@ def judge_fresh_import(inputs, seen):
         yield "importing nano/model.py must not build a client: build it in call_model (section 1)"
         return
     if seen.get("late_keys") != [KEY]:
-        said = list(failed(seen.get("calls")))
-        if said and part(seen, "late").get("raised"):  # it fails with a client ready too: not the import
-            yield from said
-            return
+        if part(seen, "late").get("raised"):  # it fails with a client ready too: not the import
+            yield from failed(seen.get("calls"))
         yield ("importing nano/model.py must not build a client: build it in call_model, which reads "
                f"ANTHROPIC_API_KEY when it first runs; a fresh copy set up afterwards sent "
                f"{len(listed(seen.get('late_keys')))} requests with the key ({shown(seen.get('late'))}) (section 1)")

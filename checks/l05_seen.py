@@ -6,7 +6,7 @@ take any value and never raise, so that the judges built on them never raise eit
 
 import json
 
-from checks.kit import NOT_WRITTEN
+from checks.kit import written
 
 
 def at(value, *path):
@@ -53,21 +53,8 @@ def text_of(content):
 
 
 def raised(function, outcome, section):
-    """The sentence for a call of `function` that raised (the stub's own when it is not written
-    yet), if it did."""
+    """The sentence for a call of `function` that raised, if it did (a stub's: kit.written)."""
     if not isinstance(outcome, dict) or not outcome.get("raised"):
         return
-    kind = first(outcome.get("raised"))
-    if kind == "NotImplementedError":
-        yield f"{NOT_WRITTEN.format(function=function)} ({section})"
-    else:
-        yield f"{function} raised {kind}: {outcome.get('message')} ({section})"
-
-
-def total(judge):
-    """`judge`, reading anything that is not a dict as an empty `seen`."""
-    def judged(inputs, seen):
-        return judge(inputs, seen if isinstance(seen, dict) else {})
-    judged.__name__ = judged.__qualname__ = judge.__name__
-    judged.__doc__ = judge.__doc__
-    return judged
+    written(function, [outcome], section)
+    yield f"{function} raised {first(outcome.get('raised'))}: {outcome.get('message')} (section {section})"

@@ -12,7 +12,7 @@ holds, exactly the finished turns in order, whichever correct way main repaired 
 
 import functools
 
-from checks.kit import NOT_WRITTEN, dicts_of, message_of, raised_names
+from checks.kit import dicts_of, message_of, raised_names, written
 from checks.l06_session import FAILING, drive_sessions, said
 from checks.rule import Rule
 
@@ -105,8 +105,6 @@ def sessions(inputs, seen, section, why):
     """The failure of the first session that did not end normally, or None; and the (case, run)
     pairs. A session ends normally when main returns a list; if main raised, `why` says what
     must not end it."""
-    if not isinstance(seen, dict):
-        return f"main could not be run (section {section})", []
     if "escaped" in seen:
         return f"main could not be run: {seen.get('escaped')}: {seen.get('message')} (section {section})", []
     runs = dicts_of(seen.get("runs"), len(inputs["cases"]))
@@ -114,8 +112,7 @@ def sessions(inputs, seen, section, why):
         names = raised_names(run)
         if "Runaway" in names:
             return RUNAWAY, []
-        if "NotImplementedError" in names:
-            return f"{NOT_WRITTEN.format(function='main')} (section {section})", []
+        written("main", [run], section)
         if names:
             said = f"{names[0]}: {message_of(run)}" if message_of(run) else names[0]
             return f"main raised {said}: {why} (section {section})", []

@@ -7,8 +7,11 @@ Each graded cell of a lecture has one or more rules, in `checks/lNN.py`'s `RULES
   files held, how long it took. It never imports the hand-in's code itself; it passes to the
   subject only what the function under test is given.
 - `judge(inputs, seen)` says what is wrong: a message a student reads, naming the section to
-  reread, or None (a generator of messages is read for its first). It never raises, whatever
-  `seen` holds: the tests feed every judge arbitrary plain data.
+  reread, or None (a generator of messages is read for its first). It is read only through
+  `failure` below, the one place that makes a judge total: `seen` is a dict there ({} for
+  anything else), and a judge's stub handling is the one line `kit.written(function, outcomes,
+  section)`, whose NotWritten `failure` turns into the stub's sentence. Beyond that a judge never
+  raises, whatever `seen` holds: the tests feed every judge arbitrary plain data.
 - `visible` is the visible case: the inputs the notebook's graded cell and `./ok NN` run, in
   your own process (local.py). The grader runs the same drive and judge on the visible case and
   on hidden cases of the same shape, drawn per student, in a sandbox; only those draws, the
@@ -19,6 +22,8 @@ from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Protocol
+
+from checks.kit import NotWritten
 
 
 class Subject(Protocol):
@@ -57,14 +62,19 @@ class Rule:
         return failure(self.judge, inputs, seen)
 
 
-def failure(judge: Callable, inputs: dict, seen: dict) -> str | None:
-    """The judge's first message, or None; what the judge raises, it raises."""
-    said = judge(inputs, seen)
-    if said is None or isinstance(said, str):
-        return said
-    for message in said:
-        return str(message)
-    return None
+def failure(judge: Callable, inputs: dict, seen) -> str | None:
+    """The judge's first message, or None: what ./ok's subject (local.py) and the grader read of
+    every judge. `seen` that is not a dict is judged as {}; a stub the judge met (kit.written)
+    is its sentence; anything else the judge raises, it raises (the grader's error)."""
+    try:
+        said = judge(inputs, seen if isinstance(seen, dict) else {})
+        if said is None or isinstance(said, str):
+            return said
+        for message in said:
+            return str(message)
+        return None
+    except NotWritten as stub:
+        return str(stub)
 
 
 def first(messages: Iterator[str]) -> Iterator[str]:

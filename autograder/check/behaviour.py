@@ -13,8 +13,10 @@ notebook run too) with a `draw` of hidden cases of the same shape (`Behaviour.of
   files held, how long it took. It runs on the grader's side and never imports student code;
   it passes to the subject only what the function under test is given.
 - `judge(inputs, seen)` says what is wrong: a message a student reads, naming the section to
-  reread, or None (a generator of messages is read for its first). It never raises, whatever
-  `seen` holds: tests feed every judge arbitrary plain data.
+  reread, or None (a generator of messages is read for its first). It is read through
+  `Behaviour.failure`, which is checks/rule.py's `failure`: a stub is its sentence there
+  (checks/kit.py, `written`), and `seen` a dict. It never raises, whatever `seen` holds: tests
+  feed every judge arbitrary plain data.
 
 The independent check (independent.py) runs them for `nano-course grade`, and the notebook's
 hidden part runs the same ones under stock nbgrader (stock.py).
@@ -59,8 +61,9 @@ class Behaviour:
     def inputs(self, rng: random.Random) -> dict:
         return {**self.visible, **self.draw(rng), **self.given}
 
-    def failure(self, inputs: dict, seen: dict) -> str | None:
-        """The judge's first message, or None; what the judge raises, it raises."""
+    def failure(self, inputs: dict, seen) -> str | None:
+        """The judge's first message, or None (rule.failure: a stub is its sentence, `seen` not a
+        dict is {}); anything else the judge raises, it raises."""
         return rules.failure(self.judge, inputs, seen)
 
 

@@ -2,8 +2,10 @@
 nothing is, and never raises: a judge that raises holds the cell (the grader's error), so one
 that a student's value can make raise would let them choose which cells are held.
 
-Hypothesis feeds every judge of the course arbitrary plain-JSON observations, shaped like the
-real ones (a drive returns a dictionary; what is in it came from the hand-in's process):
+Hypothesis feeds every judge of the course arbitrary plain-JSON observations, through the one
+entry point the grader and ./ok read judges by (Behaviour.failure, which is checks/rule.py's
+`failure`), mostly shaped like the real ones (a drive returns a dictionary; what is in it came
+from the hand-in's process), sometimes not a dictionary at all:
 dictionaries whose keys are mostly the string literals of the judge's own module
 ("outcomes", "raised", "value", "visible"...), whose leaves include what has broken judges
 before (digit strings past Python's 4,300-digit int() limit, lone surrogates, NaN), with the
@@ -53,7 +55,8 @@ def test_the_judge_never_raises_whatever_it_is_shown(b):
     keys = literals(inspect.getmodule(b.judge))
 
     @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck), database=None)
-    @given(seed=st.integers(0, 2**32), seen=st.dictionaries(st.sampled_from(keys), observations(keys), max_size=10))
+    @given(seed=st.integers(0, 2**32),
+           seen=st.dictionaries(st.sampled_from(keys), observations(keys), max_size=10) | observations(keys))
     def judged(seed, seen):
         inputs = b.inputs(random.Random(seed))
         said = b.failure(inputs, seen)

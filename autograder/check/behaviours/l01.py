@@ -37,7 +37,7 @@ def _whole(text):
 
 
 def _answer(seen, name):
-    return _text(seen.get(name)) if isinstance(seen, dict) else None
+    return _text(seen.get(name))
 
 
 def judge_number(inputs, seen):

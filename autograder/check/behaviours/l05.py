@@ -14,7 +14,6 @@ import functools
 from autograder.check.behaviour import Behaviour, no_inputs
 from checks import l05
 from checks.l05 import text, thinking, tool_use, user
-from checks.l05_seen import total
 
 # ---------------------------------------------------------------------------------------------
 # The unlock questions
@@ -36,7 +35,7 @@ def judge_answer(inputs, seen):
 
 
 def question(number, truth, where, hint):
-    return Behaviour(f"l05_q{number}_check", drive_answer, total(judge_answer),
+    return Behaviour(f"l05_q{number}_check", drive_answer, judge_answer,
                      given={"name": f"answer_q{number}", "number": number, "truth": truth, "where": where,
                             "hint": hint},
                      answers=(f"l05_q{number}_answer",))
