@@ -1,7 +1,8 @@
 """A term of grading: do grades.csv and problems.csv keep the whole class, run after run?
 
 An instructor grades the class, then a late hand-in, then (by mistake) an empty folder, all from
-the command line on one real course: each time both files list every student the gradebook
+the command line on one course (the mini course: what is tested here is the plumbing around the
+grading, which is the same for any course): each time both files list every student the gradebook
 holds and every hand-in refused, a re-graded student's row is replaced, and a refused hand-in
 never wipes an earlier grade. Bad arguments and folders with no hand-ins are refused in one
 sentence before anything is written; a Ctrl-C mid-run, or a crash while the files are written,
@@ -16,6 +17,7 @@ import signal
 import subprocess
 import sys
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -163,41 +165,67 @@ def test_a_problems_csv_saved_over_by_a_spreadsheet_stops_the_run_before_it_star
 
 
 # ---------------------------------------------------------------------------------------------
-# A term on the real course
+# A term on the mini course
 
 @pytest.fixture(scope="module")
-def term_course(tmp_path_factory):
-    """The real course, built as an instructor builds it, for this module's runs."""
-    course = tmp_path_factory.mktemp("term") / "course"
-    assert cli.main(["build", "--out", str(course)]) == 0
-    return course
+def term(mini_course, tmp_path_factory):
+    """The mini course, its full marks as grades.csv writes them, and four hand-ins: perfect,
+    partial (warmup wrong: the one-point cell lost), slow (right, after ten seconds: a Ctrl-C
+    lands while it is graded) and untouched."""
+    course, lectures = mini_course
+    release_dir = course / "release" / release.ASSIGNMENT
+    hands = tmp_path_factory.mktemp("term-hand-ins")
+    perfect = release.solve_workspace(release.make_workspace(release_dir, hands / "perfect"), lecture_dir=lectures)
+    partial = hands / "partial"
+    shutil.copytree(perfect, partial)
+    protocol = partial / "nano" / "protocol.py"
+    protocol.write_text(protocol.read_text(encoding="utf-8").replace("    return 61 * 1000 + 1\n", "    return 42\n"),
+                        encoding="utf-8")
+    slow = hands / "slow"
+    shutil.copytree(perfect, slow)
+    protocol = slow / "nano" / "protocol.py"
+    protocol.write_text(protocol.read_text(encoding="utf-8").replace(
+        "    return 61 * 1000 + 1\n", "    import time\n    time.sleep(10)\n    return 61 * 1000 + 1\n"), encoding="utf-8")
+    untouched = release.make_workspace(release_dir, hands / "untouched")
+    full = sum(grade.max_points(course).values())
+    return Term(course, f"{full:g}", f"{full - 1:g}",
+                {"perfect": perfect, "partial": partial, "slow": slow, "untouched": untouched})
+
+
+@dataclass(frozen=True)
+class Term:
+    course: Path
+    full: str     # a perfect hand-in's total, as grades.csv writes it
+    partial: str  # the partial hand-in's
+    hand_ins: dict[str, Path]
 
 
 @pytest.mark.slow
-def test_grades_accumulate_over_a_term(term_course, tmp_path, capsys):
+def test_grades_accumulate_over_a_term(term, tmp_path, capsys):
     course = tmp_path / "course"  # a copy: the module's other tests start from the course as built
-    shutil.copytree(term_course, course)
+    shutil.copytree(term.course, course)
 
     # The class: one folder, one zip, one refused zip.
     first = tmp_path / "first"
-    shutil.copytree(SAMPLES / "perfect", first / "perfect")
-    zip_folder(SAMPLES / "untouched", first / "untouched.zip")
+    shutil.copytree(term.hand_ins["perfect"], first / "perfect")
+    zip_folder(term.hand_ins["untouched"], first / "untouched.zip")
     shutil.copy2(SAMPLES / "zip-escape.zip", first / "zip-escape.zip")
     code, out, err = grade_cli(capsys, first, course)
     assert code == 0, err
-    assert rows_of(course) == {"perfect": "10", "untouched": "0", "zip-escape": ""}, "no grade is not 0"
+    assert rows_of(course) == {"perfect": term.full, "untouched": "0", "zip-escape": ""}, "no grade is not 0"
     assert [g for g, _ in problems_of(course)["zip-escape"]] == ["no"]
     assert "path traversal" in problems_of(course)["zip-escape"][0][1]
     assert "wrote" in out and "(3 students)" in out
 
     # A late hand-in, a student who handed in again, and a refused re-hand-in of a graded one.
     late = tmp_path / "late"
-    shutil.copytree(SAMPLES / "partial", late / "partial")
-    shutil.copytree(SAMPLES / "partial", late / "untouched")
+    shutil.copytree(term.hand_ins["partial"], late / "partial")
+    shutil.copytree(term.hand_ins["partial"], late / "untouched")
     shutil.copy2(SAMPLES / "zip-bomb.zip", late / "perfect.zip")
     code, out, err = grade_cli(capsys, late, course)
     assert code == 0, err
-    assert rows_of(course) == {"partial": "4", "perfect": "10", "untouched": "4", "zip-escape": ""}
+    assert rows_of(course) == {"partial": term.partial, "perfect": term.full, "untouched": term.partial,
+                               "zip-escape": ""}
     problems = problems_of(course)
     assert "path traversal" in problems["zip-escape"][0][1], "a refused hand-in stays listed"
     graded, said = problems["perfect"][-1]
@@ -208,9 +236,8 @@ def test_grades_accumulate_over_a_term(term_course, tmp_path, capsys):
     assert out.splitlines()[-1] == ("3 hand-ins: 3 graded, 0 not graded (no grade in grades.csv); 0 entries not "
                                     "placed; 0 students of the roster with no grade")
     assert "(4 students, 1 of them from earlier runs)" in out
-    assert "10 / 10" in (course / "feedback" / "perfect" / "index.html").read_text()
-    assert results.read_grades(course)[1].scores == {"01": 1.0, "02": 1.5, "03": 1.5, "04": 1.5,
-                                                   "05": 2.5, "06": 2.0}
+    assert f"{term.full} / {term.full}" in (course / "feedback" / "perfect" / "index.html").read_text()
+    assert results.read_grades(course)[1].scores == grade.max_points(course)
 
     # An empty folder, and a folder holding one stray file: refused, and nothing changes.
     written = {name: (course / name).read_bytes() for name in ("grades.csv", "problems.csv")}
@@ -230,13 +257,13 @@ def test_grades_accumulate_over_a_term(term_course, tmp_path, capsys):
 
 
 @pytest.mark.slow
-def test_ctrl_c_mid_run_leaves_the_previous_grades(term_course, tmp_path):
+def test_ctrl_c_mid_run_leaves_the_previous_grades(term, tmp_path):
     course = tmp_path / "course"
-    shutil.copytree(term_course, course)
-    (course / "grades.csv").write_text("student_id,01,02,03,04,05,06,total\nearlier,1,1.5,1.5,1.5,2.5,2,10\n")
+    shutil.copytree(term.course, course)
+    (course / "grades.csv").write_text(f"student_id,01,total\nearlier,{term.full},{term.full}\n")
     before = (course / "grades.csv").read_bytes()
     subs = tmp_path / "subs"
-    shutil.copytree(SAMPLES / "partial", subs / "partial")
+    shutil.copytree(term.hand_ins["partial"], subs / "partial")
     command = [sys.executable, "-m", "autograder.cli", "grade", str(subs), "--course", str(course),
                "--workers", "1", "--timeout", TIMEOUT]
     run = subprocess.Popen(command, cwd=release.ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -284,18 +311,19 @@ def records_of(course: Path) -> dict[str, dict[str, str]]:
 
 @pytest.mark.slow
 def test_ctrl_c_just_after_a_student_is_graded_leaves_grades_csv_the_gradebook_and_the_pages_agreeing(
-        term_course, tmp_path, capsys):
+        term, tmp_path, capsys):
     course = tmp_path / "course"
-    shutil.copytree(term_course, course)
+    shutil.copytree(term.course, course)
     first = tmp_path / "first"
-    shutil.copytree(SAMPLES / "partial", first / "partial")
+    shutil.copytree(term.hand_ins["partial"], first / "partial")
     assert grade_cli(capsys, first, course)[0] == 0
-    assert records_of(course) == {"partial": {"grades.csv": "4", "gradebook": "4", "page": "4"}}
+    assert records_of(course) == {"partial": {"grades.csv": term.partial, "gradebook": term.partial,
+                                              "page": term.partial}}
 
     again = tmp_path / "again"  # partial hands in the whole work, with two classmates
-    shutil.copytree(SAMPLES / "perfect", again / "partial")
-    shutil.copytree(SAMPLES / "untouched", again / "untouched")
-    shutil.copytree(SAMPLES / "perfect", again / "zz-perfect")
+    shutil.copytree(term.hand_ins["perfect"], again / "partial")
+    shutil.copytree(term.hand_ins["slow"], again / "slow")
+    shutil.copytree(term.hand_ins["perfect"], again / "zz-perfect")
     command = [sys.executable, "-m", "autograder.cli", "grade", str(again), "--course", str(course),
                "--workers", "1", "--timeout", TIMEOUT]
     run = subprocess.Popen(command, cwd=release.ROOT, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
@@ -306,7 +334,7 @@ def test_ctrl_c_just_after_a_student_is_graded_leaves_grades_csv_the_gradebook_a
             seen.append(line)
             if line.startswith("[1/3]"):
                 break
-        assert seen[-1].startswith("[1/3]") and seen[-1].rstrip().endswith("partial ... 10/10"), seen
+        assert seen[-1].startswith("[1/3]") and seen[-1].rstrip().endswith(f"partial ... {term.full}/{term.full}"), seen
         os.killpg(run.pid, signal.SIGINT)  # what Ctrl-C in a terminal does
         rest = run.communicate(timeout=120)[0]
     finally:
@@ -314,7 +342,7 @@ def test_ctrl_c_just_after_a_student_is_graded_leaves_grades_csv_the_gradebook_a
             os.killpg(run.pid, signal.SIGKILL)
             run.wait()
     assert run.returncode == 130, rest
-    assert records_of(course) == {"partial": {"grades.csv": "10", "gradebook": "10", "page": "10"}}, \
+    assert records_of(course) == {"partial": {"grades.csv": term.full, "gradebook": term.full, "page": term.full}}, \
         "the student said to be graded is so everywhere, and nobody else is half-recorded"
     assert [p.name for p in (course / "feedback").iterdir()] == ["partial"], "no page written aside is left"
     assert not [p.name for p in course.glob(".*.csv.*")]
