@@ -1,13 +1,14 @@
 """Hand-ins as Canvas and Moodle deliver them, graded from the download as it arrives.
 
-The downloads are made here as each LMS names them, from the sample class's reference-like
-hand-in (fixtures/submissions/perfect) and its untouched stub (untouched): Canvas's flat
+The downloads are made here as each LMS names them, from a perfect hand-in and an untouched
+stub (the sample class's, fixtures/submissions/perfect and untouched, for reading them; the
+mini course's, for grading them, as what is tested is the plumbing): Canvas's flat
 `lastnamefirstname_[LATE_]<user id>_<number>_<file>` files (a late resubmission, loose files, a
 user the roster lacks, a stray file, the download's own zip left in its folder), Moodle's
 `Full Name_<participant>_assignsubmission_file_/` folders (a name with a comma matched by name,
 loose files, a zip nested in top folders, online text, a participant the roster lacks). The
 fast tests read them; the slow ones grade one of each with `nano-course grade --roster` on a
-copy of the real course, then remove a student with `nano-course remove`.
+copy of the mini course, then remove a student with `nano-course remove`.
 """
 
 import csv
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from autograder.authoring import release
+from autograder.authoring import notebooks, release
 from autograder.course import Course
 from autograder.grading import intake, lms, roster
 
@@ -47,16 +48,22 @@ def zip_workspace(workspace: Path, archive: Path, top: str = "", when: tuple[int
     return archive
 
 
-def canvas_download(folder: Path) -> Path:
+# The loose files Ada hands in on Canvas (lectures 01 and 02), and Alan's stubs on Moodle.
+LOOSE = {"ada": ["nano/protocol.py", "nano/tools.py", "01-shape-of-an-agent.ipynb", "02-tools-that-read.ipynb"],
+         "alan": ["nano/tools.py", "nano/protocol.py", "02-tools-that-read.ipynb"]}
+# The same in the mini course: Ada's warmup and her notebook, not her tools.py.
+MINI_LOOSE = {"ada": ["nano/protocol.py", "01-mini.ipynb"], "alan": ["nano/tools.py", "nano/protocol.py", "01-mini.ipynb"]}
+
+
+def canvas_download(folder: Path, perfect: Path = PERFECT, stub: Path = STUB, loose=LOOSE) -> Path:
     """A Canvas "Download Submissions", unpacked, in `folder`."""
     folder.mkdir(parents=True)
-    zip_workspace(STUB, folder / "hoppergrace_23456_78901_nano.zip", "nano-workspace/")
-    zip_workspace(PERFECT, folder / "hoppergrace_LATE_23456_79999_nano-1.zip", "grace/nano-workspace/")
-    for number, name in enumerate(["nano/protocol.py", "nano/tools.py", "01-shape-of-an-agent.ipynb",
-                                   "02-tools-that-read.ipynb"]):
-        shutil.copy(PERFECT / name, folder / f"lovelaceada_34567_{80001 + number}_{Path(name).name}")
-    zip_workspace(STUB, folder / "turingalan_45678_80100_nano.zip")
-    zip_workspace(PERFECT, folder / "smithjohn_99999_80200_nano.zip")
+    zip_workspace(stub, folder / "hoppergrace_23456_78901_nano.zip", "nano-workspace/")
+    zip_workspace(perfect, folder / "hoppergrace_LATE_23456_79999_nano-1.zip", "grace/nano-workspace/")
+    for number, name in enumerate(loose["ada"]):
+        shutil.copy(perfect / name, folder / f"lovelaceada_34567_{80001 + number}_{Path(name).name}")
+    zip_workspace(stub, folder / "turingalan_45678_80100_nano.zip")
+    zip_workspace(perfect, folder / "smithjohn_99999_80200_nano.zip")
     (folder / "smithjohn_99999_80201_readme.txt").write_text("hello\n")
     (folder / "notes.txt").write_text("to grade by Friday\n")
     return folder
@@ -74,47 +81,47 @@ AWKWARD_ROSTER = ("student_id,name,canvas_id\n"
 MORNING, NOON = (2026, 3, 2, 9, 0, 0), (2026, 3, 2, 12, 0, 0)
 
 
-def awkward_canvas_download(folder: Path) -> Path:
+def awkward_canvas_download(folder: Path, perfect: Path = PERFECT, stub: Path = STUB) -> Path:
     """A Canvas "Download Submissions" with a hyphenated name (a zip), an apostrophe and an
-    accent (matched by name), accents and a hyphen over twelve loose files, spaces, three
+    accent (matched by name), accents and a hyphen over loose files (the files a student writes, up to twelve), spaces, three
     uploads of one zip in one submission (the stubs first, the newest last), a file renamed by
     hand that still carries its student's id, and a roster student with nothing in it."""
     folder.mkdir(parents=True)
-    zip_workspace(PERFECT, folder / "smith-jonesmary_14142_700142_workspace.zip")
-    zip_workspace(PERFECT, folder / "o'briensean_27182_700200_nano.zip", "nano/")
-    loose = [*sorted(p.relative_to(PERFECT) for p in (PERFECT / "nano").glob("*.py")),
-             *sorted(p.relative_to(PERFECT) for p in PERFECT.glob("*.ipynb"))][:12]
+    zip_workspace(perfect, folder / "smith-jonesmary_14142_700142_workspace.zip")
+    zip_workspace(perfect, folder / "o'briensean_27182_700200_nano.zip", "nano/")
+    loose = [*(Path("nano", name) for name in sorted(release.STUDENT_FUNCTIONS) if (perfect / "nano" / name).exists()),
+             *sorted(p.relative_to(perfect) for p in perfect.glob("*.ipynb"))][:12]  # the files a student writes
     for path in loose:
-        shutil.copy(PERFECT / path, folder / f"müller-lüdenscheidtjosé_31415_700415_{path.name}")
-    zip_workspace(PERFECT, folder / "van der berganna_16180_700300_nano.zip")
-    zip_workspace(STUB, folder / "partialpat_57721_700500_nano.zip", when=MORNING)
-    zip_workspace(STUB, folder / "partialpat_57721_700500_nano-1.zip", when=MORNING)
-    zip_workspace(PERFECT, folder / "partialpat_57721_700500_nano-2.zip", when=NOON)
-    zip_workspace(PERFECT, folder / "lee_33333.zip")
+        shutil.copy(perfect / path, folder / f"müller-lüdenscheidtjosé_31415_700415_{path.name}")
+    zip_workspace(perfect, folder / "van der berganna_16180_700300_nano.zip")
+    zip_workspace(stub, folder / "partialpat_57721_700500_nano.zip", when=MORNING)
+    zip_workspace(stub, folder / "partialpat_57721_700500_nano-1.zip", when=MORNING)
+    zip_workspace(perfect, folder / "partialpat_57721_700500_nano-2.zip", when=NOON)
+    zip_workspace(perfect, folder / "lee_33333.zip")
     return folder
 
 
-def moodle_download(folder: Path) -> Path:
+def moodle_download(folder: Path, perfect: Path = PERFECT, stub: Path = STUB, loose=LOOSE) -> Path:
     """A Moodle "Download all submissions" (in folders), unpacked, in `folder`."""
     grace = folder / "Hopper, Grace_1001_assignsubmission_file_"
     grace.mkdir(parents=True)
-    for path in PERFECT.rglob("*.py"):
+    for path in perfect.rglob("*.py"):
         shutil.copy(path, grace / path.name)
-    for path in PERFECT.glob("*.ipynb"):
+    for path in perfect.glob("*.ipynb"):
         shutil.copy(path, grace / path.name)
     ada = folder / "Ada Lovelace_1002_assignsubmission_file_"
     ada.mkdir()
-    zip_workspace(PERFECT, ada / "nano.zip", "Ada Lovelace/nano-workspace/")
+    zip_workspace(perfect, ada / "nano.zip", "Ada Lovelace/nano-workspace/")
     alan = folder / "Alan Turing_1003_assignsubmission_file_"
     alan.mkdir()
-    for name in ("nano/tools.py", "nano/protocol.py", "02-tools-that-read.ipynb"):
-        shutil.copy(STUB / name, alan / Path(name).name)
+    for name in loose["alan"]:
+        shutil.copy(stub / name, alan / Path(name).name)
     text = folder / "Alan Turing_1003_assignsubmission_onlinetext_"
     text.mkdir()
     (text / "onlinetext.html").write_text("<p>see my files</p>")
     nobody = folder / "Nobody Here_1009_assignsubmission_file_"
     nobody.mkdir()
-    zip_workspace(PERFECT, nobody / "nano.zip")
+    zip_workspace(perfect, nobody / "nano.zip")
     (folder / "grading-worksheet.csv").write_text("Identifier,Full name\n")
     return folder
 
@@ -350,15 +357,25 @@ def problems_of(course: Path) -> dict[str, list[dict[str, str]]]:
 
 
 @pytest.fixture(scope="module")
-def graded(course, tmp_path_factory):
-    """The course copied, the Canvas download's zip graded in it, then the Moodle download's
+def mini_hand_ins(mini_course, tmp_path_factory) -> tuple[Path, Path]:
+    """A perfect hand-in of the mini course and its untouched stub."""
+    course, lectures = mini_course
+    release_dir = course / "release" / release.ASSIGNMENT
+    base = tmp_path_factory.mktemp("mini-hand-ins")
+    return (release.solve_workspace(release.make_workspace(release_dir, base / "perfect"), lecture_dir=lectures),
+            release.make_workspace(release_dir, base / "untouched"))
+
+
+@pytest.fixture(scope="module")
+def graded(mini_course, mini_hand_ins, tmp_path_factory):
+    """The mini course copied, the Canvas download's zip graded in it, then the Moodle download's
     folder: what each run printed and left in grades.csv and problems.csv."""
     base = tmp_path_factory.mktemp("lms")
     mine = base / "course"
-    shutil.copytree(course, mine)
+    shutil.copytree(mini_course[0], mine)
     roster_path = _written(base / "roster.csv", ROSTER)
-    canvas = zip_download(canvas_download(base / "canvas"), base / "submissions.zip")
-    moodle = moodle_download(base / "moodle")
+    canvas = zip_download(canvas_download(base / "canvas", *mini_hand_ins, loose=MINI_LOOSE), base / "submissions.zip")
+    moodle = moodle_download(base / "moodle", *mini_hand_ins, loose=MINI_LOOSE)
     runs = {}
     for name, download in (("canvas", canvas), ("moodle", moodle)):
         done = nano_course("grade", download, "--course", mine, "--roster", roster_path, "--timeout", 20)
@@ -382,9 +399,9 @@ def test_a_download_is_graded_under_the_roster_ids_and_junk_is_listed_not_graded
     assert sorted(grades) == ["ada", "alan", "grace"], "no junk id, no LMS id"
     assert grades["alan"]["total"] == "0", "the stub scores nothing"
     assert grades["grace"]["total"] == full
-    if run == "canvas":  # Ada handed in lectures 01 and 02 as loose files
-        assert [grades["ada"][k] for k in sorted(points)] == [f"{points[k]:g}" if k in ("01", "02") else "0"
-                                                             for k in sorted(points)]
+    if run == "canvas":  # Ada handed in her warmup and her notebook as loose files, not her tools
+        read_file = notebooks.points(notebooks.load(next((course / "release" / release.ASSIGNMENT).glob("*.ipynb"))))
+        assert grades["ada"]["total"] == f"{sum(points.values()) - read_file['mini_read_file']:g}"
         noted = [p["message"] for p in problems["grace"] if p["kind"] == "noted"]
         assert noted == ["Canvas marks it late", "handed in a zip 2 times: graded the newest, nano-1.zip"]
         assert said("not placed: Canvas user 99999 (smithjohn), 2 files: not in the roster")
@@ -399,10 +416,11 @@ def test_a_download_is_graded_under_the_roster_ids_and_junk_is_listed_not_graded
 
 
 @pytest.mark.slow
-def test_an_awkward_canvas_download_grades_everyone_on_their_newest_upload_and_lists_who_has_none(course, tmp_path):
+def test_an_awkward_canvas_download_grades_everyone_on_their_newest_upload_and_lists_who_has_none(
+        mini_course, mini_hand_ins, tmp_path):
     mine = tmp_path / "course"
-    shutil.copytree(course, mine)
-    download = zip_download(awkward_canvas_download(tmp_path / "canvas"), tmp_path / "submissions.zip")
+    shutil.copytree(mini_course[0], mine)
+    download = zip_download(awkward_canvas_download(tmp_path / "canvas", *mini_hand_ins), tmp_path / "submissions.zip")
     roster_path = _written(tmp_path / "roster.csv", AWKWARD_ROSTER)
     done = nano_course("grade", download, "--course", mine, "--roster", roster_path, "--timeout", 20)
     assert done.returncode == 0, done.stderr
