@@ -9,6 +9,7 @@ unless it names its own number; `nano-course grade` run by a test inherits it.
 import os
 import shutil
 import signal
+from pathlib import Path
 
 from autograder.authoring import release
 from autograder.grading import grade
@@ -23,7 +24,11 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 
 
 def pytest_configure(config):
-    """build/screenshots/ emptied of the previous run's pictures, once a run: here, in the process
-    that starts the workers (or the only one), before any browser test writes its own folder."""
-    if not hasattr(config, "workerinput"):
+    """build/screenshots/ emptied of the previous run's pictures, once a run that may take new ones
+    (the whole suite, or a path at or under tests/browser/): here, in the process that starts the
+    workers (or the only one), before any browser test writes its own folder."""
+    browser = release.ROOT / "tests" / "browser"
+    paths = [Path(arg.split("::")[0]).resolve() for arg in config.args]
+    if not hasattr(config, "workerinput") and (not config.args or any(
+            path == browser or browser in path.parents or path in browser.parents for path in paths)):
         shutil.rmtree(release.ROOT / "build" / "screenshots", ignore_errors=True)
