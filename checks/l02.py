@@ -79,10 +79,10 @@ def judge_missing(inputs, seen):
     outcomes = outcomes_of(seen, "outcomes", len(paths))
     written(tool, outcomes, section)
     path, expected = inputs["present"]
-    got = returned_text(seen.get("present") if isinstance(seen, dict) else None)
+    got = returned_text(seen.get("present"))
     if got is None or expected not in got:
         yield (f"{tool}({path!r}) must work when the {what} is there (it must hold {expected!r}), but "
-               f"{shown(seen.get('present') if isinstance(seen, dict) else None)} (section {section})")
+               f"{shown(seen.get('present'))} (section {section})")
         return
     for path, outcome in zip(paths, outcomes):
         if "FileNotFoundError" not in raised_names(outcome):

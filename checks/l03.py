@@ -38,7 +38,7 @@ def as_held(text):
 
 def steps(inputs, seen, key):
     """(step, what was seen of it) for each step (each group's `key` list: its writes or edits)."""
-    found = seen.get("groups") if isinstance(seen, dict) else None
+    found = seen.get("groups")
     found = found if isinstance(found, list) else []
     pairs = []
     for index, group in enumerate(inputs["groups"]):
@@ -319,7 +319,7 @@ def judge_timeouts(inputs, seen):
     a quick one (a case that "prints") still comes back."""
     cases = inputs["cases"]
     outcomes = outcomes_of(seen, "outcomes", len(cases))
-    seconds = seen.get("seconds") if isinstance(seen, dict) and isinstance(seen.get("seconds"), list) else []
+    seconds = seen.get("seconds") if isinstance(seen.get("seconds"), list) else []
     written("bash", outcomes, 6)
     for index, (case, outcome) in enumerate(zip(cases, outcomes)):
         shown_as, limit = shown_command(case["command"]), case["timeout"]

@@ -14,7 +14,7 @@ as a double that records the call and fails.
 """
 
 from checks.doubles import Raise, asker
-from checks.kit import brief, dicts_of, outcomes_of, returned_text, shown, written
+from checks.kit import brief, outcomes_of, returned_text, shown, written
 from checks.rule import Rule
 
 NEEDS = ("nano.gate",)  # loaded first by ./ok: a file that does not load is named before any rule runs
@@ -129,7 +129,7 @@ def judge_unchanged(inputs, seen):
     """After each call, the case's files hold what they held and the folder holds nothing new;
     and preview showed what would happen."""
     yield from refused(inputs, seen)
-    after = dicts_of(seen.get("after") if isinstance(seen, dict) else None, len(inputs["cases"]))
+    after = outcomes_of(seen, "after", len(inputs["cases"]))
     for call, held in zip(inputs["cases"], after):
         texts = held.get("texts") if isinstance(held.get("texts"), dict) else {}
         changed = [path for path, text in call["files"].items() if texts.get(path) != text]
@@ -197,7 +197,7 @@ def drive_confirm(subject, inputs):
 
 def questions(inputs, seen) -> list:
     """(question, what was seen for it) for each question."""
-    asked = dicts_of(seen.get("asked") if isinstance(seen, dict) else None, len(inputs["asks"]))
+    asked = outcomes_of(seen, "asked", len(inputs["asks"]))
     return list(zip(inputs["asks"], asked))
 
 

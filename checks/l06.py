@@ -259,7 +259,7 @@ def judge_ctrl_c(inputs, seen):
         yield wrong
     for case, run in pairs:
         if users(run["log"]) != users(finished(case)):
-            yield f"after Ctrl-C main must repair the log and read the next line: catch KeyboardInterrupt too (section 3)"
+            yield "after Ctrl-C main must repair the log and read the next line: catch KeyboardInterrupt too (section 3)"
         yield repaired(case, run, 3, "every interrupted turn must be popped, and the session goes on")
         expected = run.get("expected")
         if errors(run) != expected:

@@ -400,8 +400,8 @@ def test_a_download_is_graded_under_the_roster_ids_and_junk_is_listed_not_graded
     assert grades["alan"]["total"] == "0", "the stub scores nothing"
     assert grades["grace"]["total"] == full
     if run == "canvas":  # Ada handed in her warmup and her notebook as loose files, not her tools
-        read_file = notebooks.points(notebooks.load(next((course / "release" / release.ASSIGNMENT).glob("*.ipynb"))))
-        assert grades["ada"]["total"] == f"{sum(points.values()) - read_file['mini_read_file']:g}"
+        cells = notebooks.points(notebooks.load(next((course / "release" / release.ASSIGNMENT).glob("*.ipynb"))))
+        assert grades["ada"]["total"] == f"{sum(points.values()) - cells['mini_read_file']:g}"
         noted = [p["message"] for p in problems["grace"] if p["kind"] == "noted"]
         assert noted == ["Canvas marks it late", "handed in a zip 2 times: graded the newest, nano-1.zip"]
         assert said("not placed: Canvas user 99999 (smithjohn), 2 files: not in the roster")
