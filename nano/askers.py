@@ -115,12 +115,23 @@ class WidgetAsker:
         row = widgets.HBox([*controls, status], layout=widgets.Layout(width="100%"))
         asking = widgets.VBox([shown, row])
         asking.add_class("nano-ask")
-        display(asking)
         # Focus scrolls the notebook down to the new question, and a keyboard or a screen reader
-        # starts there. The controls' views are drawn a moment after the display: a focus sent
-        # before that is lost, so it is sent twice.
-        for delay in (0.3, 1.5):
-            loop.call_later(delay, lambda: None if answer.done() else first.focus())
+        # starts there. A focus sent before the control's view is drawn is lost, and on a busy
+        # machine that can take seconds: the front end counts the views it has drawn
+        # (ipywidgets' _view_count, once it is a number), and the focus follows the first.
+        def take_focus() -> None:
+            if not answer.done():
+                first.focus()
+
+        def drawn(change: dict) -> None:
+            if change["new"] and not change["old"]:
+                loop.call_soon_threadsafe(loop.call_later, 0.1, take_focus)
+
+        first._view_count = 0
+        first.observe(drawn, "_view_count")
+        display(asking)
+        for delay in (0.3, 1.5):  # where views are not counted
+            loop.call_later(delay, take_focus)
         return await answer
 
 

@@ -1,6 +1,7 @@
 """The kernels a student's notebooks run in while nbgrader grades them: `GuardedExecute`, nbgrader's
 Execute made to survive a kernel that dies or ignores the interrupt, to bound a notebook's time
-and output, and to run each graded cell without its hidden part; and `QuietKernelManager`, which
+and output, not to blame a cell for the time it waited for a CPU on a busy machine, and to run
+each graded cell without its hidden part; and `QuietKernelManager`, which
 starts each kernel in the sandbox (forked from the student's zygote) with its stderr in the
 student's log. What one student's kernels run with is a frozen `KernelSettings`, handed to
 GuardedExecute through nbgrader's config.
@@ -9,6 +10,7 @@ Importing this module imports nbgrader, nbclient and jupyter_client, which takes
 autograde.py imports it in the grading worker, where they run.
 """
 
+import asyncio
 import copy
 import json
 import os
@@ -29,8 +31,9 @@ from traitlets import Instance
 
 from autograder import trees
 from autograder.authoring import notebooks
-from autograder.limits import MAX_RESTARTS, MESSAGE_LIMIT, NOTEBOOK_LIMIT, OUTPUT_LIMIT
+from autograder.limits import BUSY_CELL, INTERRUPT_GRACE, MAX_RESTARTS, MESSAGE_LIMIT, NOTEBOOK_LIMIT, OUTPUT_LIMIT
 from autograder.sandbox import bwrap, space
+from checks.processes import cpu_waits, waited
 
 KERNEL_DIED = "DeadKernelError"
 KERNEL_HUNG = "KernelUnresponsive"
@@ -169,7 +172,9 @@ class GuardedExecute(Execute):
     hung it skipped), so that the cells after it are graded on their own. After MAX_RESTARTS, the rest of the notebook gets an
     error (score 0) instead, as it does once the notebook has run NOTEBOOK_LIMIT seconds.
     Past OUTPUT_LIMIT bytes of output, only what decides a grade is kept (errors, stderr,
-    a cell's value), shortened, after a note saying so."""
+    a cell's value), shortened, after a note saying so. A cell's limit counts its own time: what
+    its kernel waited for a CPU other processes held is not counted, up to BUSY_CELL times the
+    limit in all (`_async_handle_timeout`)."""
 
     settings = Instance(KernelSettings, args=(), help="the student's kernel settings").tag(config=True)
 
@@ -200,6 +205,40 @@ class GuardedExecute(Execute):
                 if passed:
                     self.settings.trimmed.append(((resources or {}).get("unique_key", ""), passed))
                 space.room(Path(path))  # for the graded notebook, however full the kernel left it
+
+    def execute_cell(self, cell, cell_index, execution_count=None, store_history=True):
+        self._cell_clock = (time.monotonic(), cpu_waits(self._kernel_processes()))
+        self.iopub_timeout = INTERRUPT_GRACE
+        return super().execute_cell(cell, cell_index, execution_count, store_history)
+
+    async def _async_handle_timeout(self, timeout, cell=None):
+        """Past a cell's `timeout`: the time its kernel (or a process it started) waited for a CPU
+        that other processes held is not the cell's own. While its own time is under `timeout`,
+        the cell runs on, up to BUSY_CELL times `timeout` in all and never past the notebook's
+        limit. Then it is interrupted as nbgrader does, and given as much longer to answer the
+        interrupt as it was slowed."""
+        started, before = self._cell_clock
+        now = time.monotonic()
+        elapsed = now - started
+        own = elapsed - waited(before, cpu_waits(self._kernel_processes()))
+        if own < timeout and elapsed < BUSY_CELL * timeout and now < self._deadline:
+            await asyncio.sleep(1)  # then nbclient waits for the reply again
+            return None
+        slowed = elapsed / max(own, 1.0)
+        self.iopub_timeout = int(min(max(timeout, INTERRUPT_GRACE), INTERRUPT_GRACE * max(1.0, slowed)))
+        return await super()._async_handle_timeout(timeout, cell)
+
+    def _kernel_processes(self) -> list[int]:
+        """Where a cell's time is spent: the process nbgrader started for the kernel (bwrap, the
+        relay to the student's zygote, or the kernel itself) and the zygote kernels are forked from."""
+        pids = []
+        process = getattr(getattr(self.km, "provisioner", None), "process", None)
+        if process is not None:
+            pids.append(process.pid)
+        zygote = self.settings.zygotes.zygote
+        if zygote is not None and zygote.process is not None:
+            pids.append(zygote.process.pid)
+        return pids
 
     def _get_timeout(self, cell):
         timeout = super()._get_timeout(cell)

@@ -1,7 +1,10 @@
 """Trees and disk a hand-in's code leaves behind, through real grading (issue 31, findings 1 to 3).
 
 Each attacker is an otherwise perfect hand-in, graded by `nano-course grade --workers 1` with the
-sandbox and the check on, beside an honest one (the sample `perfect`):
+sandbox and the check on. Those whose trees are made in the kernel are hand-ins of the mini
+course (its one notebook imports nano/protocol.py, as every lecture's does), beside an honest
+one: the kernels' trees are made as in the real course, in a fraction of the time. The one whose
+tree is made in the check's subject is a hand-in of the real course, whose check runs its tools:
 - deep: at import in its kernel, a chain of 1,400 nested folders in its workspace
   (payloads/grow_a_deep_tree.py);
 - deep_tool: the same chain made in the check's subject, in the folder its graded tools run in;
@@ -27,16 +30,21 @@ from autograder.grading import grade, results
 
 pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("trees")]
 PAYLOADS = Path(__file__).parent / "payloads"
-PERFECT = release.ROOT / "fixtures" / "submissions" / "perfect"
 TIMEOUT = 20
 MB = 1 << 20
 
 
-def attacker(release_dir: Path, folder: Path, payload: str, edit=lambda text: text) -> None:
-    workspace = release.solve_workspace(release.make_workspace(release_dir, folder))
-    protocol = workspace / "nano" / "protocol.py"
-    protocol.write_text(protocol.read_text(encoding="utf-8") + "\n"
-                        + edit((PAYLOADS / payload).read_text(encoding="utf-8")), encoding="utf-8")
+def perfect(course: Path, lectures: Path | None, folder: Path) -> Path:
+    """A perfect hand-in of `course`, whose lecture notebooks are in `lectures` (None: the real course)."""
+    workspace = release.make_workspace(course / "release" / release.ASSIGNMENT, folder)
+    return release.solve_workspace(workspace, **({"lecture_dir": lectures} if lectures else {}))
+
+
+def attacker(course: Path, lectures: Path | None, folder: Path, payload: str, edit=lambda text: text) -> None:
+    """A perfect hand-in with the payload appended to its nano/protocol.py."""
+    target = perfect(course, lectures, folder) / "nano" / "protocol.py"
+    target.write_text(target.read_text(encoding="utf-8") + "\n"
+                      + edit((PAYLOADS / payload).read_text(encoding="utf-8")), encoding="utf-8")
 
 
 def used(*folders: Path) -> int:
@@ -69,39 +77,46 @@ class Graded:
 
 
 @pytest.fixture(scope="module")
-def graded(course, tmp_path_factory):
-    """The attackers and an honest student graded, then the course graded twice more: (the
-    course before, the three runs)."""
+def graded(mini_course, course, tmp_path_factory):
+    """On the mini course: the kernels' attackers and an honest student graded, then the course
+    graded twice more, over what the first run left (the deep one again, then the honest one).
+    On the real course: the subject's attacker and the filler. (The mini course's three runs, the
+    disk the real course used before, its run.)"""
+    mini, lectures = mini_course
     scratch = tmp_path_factory.mktemp("trees")
-    release_dir = course / "release" / release.ASSIGNMENT
     first = scratch / "first"
-    attacker(release_dir, first / "deep", "grow_a_deep_tree.py")
-    attacker(release_dir, first / "deep_tool", "grow_a_deep_tree.py",
-             lambda text: text.replace('WHERE = "kernel"', 'WHERE = "subject"'))
-    attacker(release_dir, first / "filler", "fill_the_disk.py")
-    shutil.copytree(PERFECT, first / "honest")
+    attacker(mini, lectures, first / "deep", "grow_a_deep_tree.py")
+    perfect(mini, lectures, first / "honest")
     second = scratch / "second"
     shutil.copytree(first / "deep", second / "deep")
-    shutil.copytree(PERFECT, second / "honest")
     third = scratch / "third"
-    shutil.copytree(PERFECT, third / "honest")
+    shutil.copytree(first / "honest", third / "honest")
+    tool = scratch / "tool"
+    attacker(course, None, tool / "deep_tool", "grow_a_deep_tree.py",
+             lambda text: text.replace('WHERE = "kernel"', 'WHERE = "subject"'))
+    attacker(course, None, tool / "filler", "fill_the_disk.py")
     mine = scratch / "course"
-    shutil.copytree(course, mine)
+    shutil.copytree(mini, mine)
     tmp = scratch / "tmp"
     tmp.mkdir()
-    before = used(mine, tmp)
-    return before, [Graded(mine, tmp, subs) for subs in (first, second, third)]
+    runs = [Graded(mine, tmp, subs) for subs in (first, second, third)]
+    real = scratch / "real"
+    shutil.copytree(course, real)
+    tmp = scratch / "tmp-real"
+    tmp.mkdir()
+    before = used(real, tmp)
+    return runs, before, Graded(real, tmp, tool)
 
 
 def test_deep_trees_cost_a_sentence_and_the_course_is_graded_twice_more(graded):
-    _, (first, second, third) = graded
-    for run, count in ((first, 4), (second, 2), (third, 1)):
+    (first, second, third), _, tool = graded
+    for run, count in ((first, 2), (second, 1), (third, 1), (tool, 2)):
         print(run.closing)
         assert run.code == 0, run.out
         assert run.closing.startswith(f"{count} hand-in{'s' * (count > 1)}: {count} graded, 0 not graded"), run.out
         assert "grading failed" not in run.out and "grader error" not in run.out, run.out
     full = grade.max_points(first.course)
-    for student in ("deep", "deep_tool", "honest"):
+    for student in ("deep", "honest"):
         assert first.grades[student].scores == full, (student, first.grades[student])
     deep = first.grades["deep"]
     said = [p.message for p in deep.problems]
@@ -109,22 +124,23 @@ def test_deep_trees_cost_a_sentence_and_the_course_is_graded_twice_more(graded):
     assert not [p for p in deep.problems if p.kind in ("grader", "failed")], said
     page = "".join(p.read_text(encoding="utf-8") for p in (first.course / "feedback" / "deep").glob("*.html"))
     assert f"folders nested more than {limits.TREE_DEPTH} deep" in page
-    tool = [p for p in first.grades["deep_tool"].problems if "the folder its tools ran in" in p.message]
-    assert len(tool) == 1 and tool[0].kind == "execution", first.grades["deep_tool"].problems
-    assert second.grades["honest"].scores == full and third.grades["honest"].scores == full
-    assert not (first.course / grade.SCRATCH).exists()
+    assert tool.grades["deep_tool"].scores == grade.max_points(tool.course), tool.grades["deep_tool"]
+    left = [p for p in tool.grades["deep_tool"].problems if "the folder its tools ran in" in p.message]
+    assert len(left) == 1 and left[0].kind == "execution", tool.grades["deep_tool"].problems
+    assert second.grades["deep"].scores == full and third.grades["honest"].scores == full
+    assert not (first.course / grade.SCRATCH).exists() and not (tool.course / grade.SCRATCH).exists()
 
 
 def test_a_disk_filler_leaves_at_most_the_bound_on_disk(graded):
-    before, (first, *_) = graded
+    _, before, real = graded
     print(f"disk used by the course and the temporary folder: {before / MB:.0f} MB before, "
-          f"{first.peak / MB:.0f} MB at most while grading, {first.after / MB:.0f} MB after")
-    assert first.code == 0, first.out
-    assert first.peak - before < limits.WRITE_SIZE, "the filler's writes reached the disk"
-    assert first.after - before < limits.WRITE_SIZE
-    kept = first.course / "autograded" / "filler"
+          f"{real.peak / MB:.0f} MB at most while grading, {real.after / MB:.0f} MB after")
+    assert real.code == 0, real.out
+    assert real.peak - before < limits.WRITE_SIZE, "the filler's writes reached the disk"
+    assert real.after - before < limits.WRITE_SIZE
+    kept = real.course / "autograded" / "filler"
     assert not list(kept.rglob("fill-*.bin"))
-    assert first.grades["filler"].graded
+    assert real.grades["filler"].graded
 
 
 def test_a_crashed_runs_deep_leftovers_do_not_stop_the_next_run(mini_course, tmp_path):
