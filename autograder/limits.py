@@ -26,9 +26,10 @@ class Limits:
 
     cell: int = 30  # one notebook cell, before nbgrader interrupts it (scores 0); the course's
     #                 nbgrader_config.py sets it (c.Execute.timeout), `grade --timeout` overrides it
-    busy_cell: int = 4  # times `cell` a cell may run in all when part of its time it waited for a
+    busy_cell: int = 2  # times `cell` a cell may run in all when part of its time it waited for a
     #                    CPU another process held (a busy grading machine): that wait is not its own
-    interrupt: int = 4  # seconds a kernel has to answer the interrupt, more as its cell waited
+    interrupt: int = 4  # seconds a kernel has to answer the interrupt; up to `busy_cell` times more
+    #                     for a cell that waited for a CPU
     notebook: int = 600  # one notebook in all, cells and kernel restarts; the rest of it scores 0
     restarts: int = 3  # kernel restarts in one notebook, before the rest of it scores 0
     kernel_start: int = 60  # a kernel's start or restart (nbclient's startup_timeout)

@@ -216,7 +216,7 @@ class GuardedExecute(Execute):
         that other processes held is not the cell's own. While its own time is under `timeout`,
         the cell runs on, up to BUSY_CELL times `timeout` in all and never past the notebook's
         limit. Then it is interrupted as nbgrader does, and given as much longer to answer the
-        interrupt as it was slowed."""
+        interrupt as it was slowed (up to BUSY_CELL times longer)."""
         started, before = self._cell_clock
         now = time.monotonic()
         elapsed = now - started
@@ -224,8 +224,8 @@ class GuardedExecute(Execute):
         if own < timeout and elapsed < BUSY_CELL * timeout and now < self._deadline:
             await asyncio.sleep(1)  # then nbclient waits for the reply again
             return None
-        slowed = elapsed / max(own, 1.0)
-        self.iopub_timeout = int(min(max(timeout, INTERRUPT_GRACE), INTERRUPT_GRACE * max(1.0, slowed)))
+        slowed = min(max(elapsed / max(own, 1.0), 1.0), BUSY_CELL)
+        self.iopub_timeout = round(INTERRUPT_GRACE * slowed)
         return await super()._async_handle_timeout(timeout, cell)
 
     def _kernel_processes(self) -> list[int]:

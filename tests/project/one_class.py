@@ -4,7 +4,7 @@ Grading a hand-in with real nbgrader and the independent check costs seconds of 
 tests need a class of them: the sample class (fixtures/submissions; test_grading), the mutant
 catalogue (autograder/authoring/mutants.py; test_mutations), the alternatives (test_mutations),
 the attacks from the kernel (ATTACKS below, in payloads/; test_verify) and the forgers
-(FORGERS below; test_unforgeable). Graded together, the workers stay busy, and the course copy,
+(FORGERS below; test_unforgeable) and the odd shapes (SHAPES below; test_shapes). Graded together, the workers stay busy, and the course copy,
 the reference's observations and the workers' start-up are paid once. Each test reads its own
 students' rows.
 
@@ -15,7 +15,9 @@ alt-pack-<n> on perfect hand-ins, a contested one alone as alt-<name> (alternati
 the attackers as m-<attack>, each on the honest partial hand-in (ab-honest-partial: lecture 02's
 read_file not written), graded between the perfect aa-honest and zz-honest; the forgers as
 u-<name>. zz-honest is also the mutant test's reference and the forgers' honest student, and
-the sample `untouched` their untouched stubs.
+the sample `untouched` their untouched stubs. The odd shapes of test_shapes are s-<name>;
+test_processes' hiders p-hider and p-twin, and its burner a-burner, graded first of all, beside
+the reference's run; test_doubles' decorated hand-in d-decorated.
 """
 
 import ast
@@ -113,6 +115,12 @@ def write_class(release_dir: Path, subs: Path) -> None:
         module = attacker / target
         module.write_text(module.read_text(encoding="utf-8") + "\n" + code, encoding="utf-8")
     write_forgers(release_dir, subs)
+    for name, (module, attack) in SHAPES.items():
+        append(solved(name) / "nano" / module, attack)
+    write_hiders(solved)
+    decorated = solved(DECORATED_HAND_IN)
+    for name in DECORATED:
+        apply(decorated, next(a for a in ALTERNATIVES if a.name == name))
     for name, group in {**mutant_hand_ins(), **alternative_hand_ins()}.items():
         work = solved(name)
         for edit in group:
@@ -123,6 +131,15 @@ def write_class(release_dir: Path, subs: Path) -> None:
 # The forgers of test_unforgeable (issue 22): each a hand-in made from the payloads below.
 FORGERS = ("u-forger", "u-clock", "u-huge", "u-twin", "u-flood", "u-leak", "u-burner")
 HONEST, UNTOUCHED = "zz-honest", "untouched"  # their honest and untouched classmates
+
+
+# test_doubles' hand-in: run_tool and call_model wrapped by decorators (functools.wraps); graded
+# again in AGAIN, its draws must be the same.
+DECORATED = ("run_tool_logged_by_a_decorator", "call_model_timed_by_a_decorator")
+DECORATED_HAND_IN = "d-decorated"
+
+# The odd shapes of test_shapes (issue 31): a perfect hand-in with a payload at the end of a module.
+SHAPES = {"s-odd-name": ("gate.py", "odd_file_name.py"), "s-deep-value": ("protocol.py", "deep_value.py")}
 
 
 def append(path: Path, name: str) -> None:
@@ -140,6 +157,15 @@ def swap_bash(workspace: Path, name: str, edit=lambda text: text) -> None:
     source.unlink()
     tools.write_text(replace_solution(tools.read_text(encoding="utf-8"), "bash", body) + "\n" + helpers,
                      encoding="utf-8")
+
+
+def write_hiders(solved) -> None:
+    """test_processes' hand-ins: a bash that hides its children by rewriting the command, its honest
+    twin, and four CPU burners in sessions of their own (a-burner: the class's first hand-in)."""
+    append(solved("a-burner") / "nano" / "protocol.py", "burn_in_sessions.py")
+    swap_bash(solved("p-hider"), "hide_the_children.py")
+    swap_bash(solved("p-twin"), "hide_the_children.py",
+              lambda text: "".join(line for line in text.splitlines(True) if "# the hiding" not in line))
 
 
 def set_answer(workspace: Path, notebook: str, old: str, new: str) -> None:
@@ -224,8 +250,8 @@ def mutant_hand_ins() -> dict[str, tuple[Mutant, ...]]:
 CLASS_WORKERS = 4
 # Graded a second time beside the class: those whose grading could vary from run to run (the clock
 # bent, numbers past the int limit, CPU burnt beside the reference), with an honest and an
-# untouched classmate. The other forgers' grades depend on nothing the run could change.
-AGAIN = (HONEST, UNTOUCHED, "u-clock", "u-huge", "u-burner")
+# untouched classmate, and test_doubles' decorated hand-in, whose draws must not change. The other forgers' grades depend on nothing the run could change.
+AGAIN = (HONEST, UNTOUCHED, "u-clock", "u-huge", "u-burner", DECORATED_HAND_IN)
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,9 @@
   a callable object and a name bound by `from ... import`, and puts everything back;
 - `./ok 05` (and 02) pass on a workspace whose run_tool and call_model are decorated, or whose
   run_tool is a closure;
-- through real grading (`nano-course grade`), the decorated hand-in keeps 10/10; graded twice it
-  draws the same inputs, and changed by one line it draws new ones (checks/<student>.json).
+- through real grading (`nano-course grade`), the decorated hand-in of the shared class
+  (one_class.DECORATED_HAND_IN) keeps 10/10; graded twice (one_class.AGAIN) it draws the same
+  inputs, and changed by one line it draws new ones (checks/<student>.json).
 """
 
 import asyncio
@@ -25,9 +26,9 @@ from autograder.authoring.alternatives import ALTERNATIVES
 from autograder.authoring.mutants import apply
 from autograder import records
 from autograder.grading import grade, results
+from tests.project.one_class import DECORATED, DECORATED_HAND_IN
 
 BY_NAME = {a.name: a for a in ALTERNATIVES}
-DECORATED = ("run_tool_logged_by_a_decorator", "call_model_timed_by_a_decorator")
 TIMEOUT = 20
 
 
@@ -168,36 +169,29 @@ def record(course: Path, student: str) -> dict:
 
 
 @pytest.mark.slow
-def test_a_decorated_hand_in_keeps_10_of_10_and_draws_follow_the_hand_in(course, tmp_path):
-    release_dir = course / "release" / release.ASSIGNMENT
-    first, again, changed = tmp_path / "first", tmp_path / "again", tmp_path / "changed"
-    for where in (first, again, changed):  # copies of one course: one grading seed
-        shutil.copytree(course, where)
-    subs = tmp_path / "subs"
-    solved_with(release_dir, subs / "decorated", *DECORATED)
-    solved_with(release_dir, subs / "closure", "run_tool_built_by_a_closure")
+@pytest.mark.xdist_group("class")
+def test_a_decorated_hand_in_keeps_10_of_10_and_draws_follow_the_hand_in(graded_class, course, tmp_path):
+    first, again = graded_class.course, graded_class.again.course  # copies of one course: one grading seed
+    changed = tmp_path / "changed"
+    shutil.copytree(course, changed)
     resubmitted = tmp_path / "resubmitted"
-    shutil.copytree(subs / "decorated", resubmitted / "decorated")
-    tools = resubmitted / "decorated" / "nano" / "tools.py"
+    shutil.copytree(graded_class.hand_ins / DECORATED_HAND_IN, resubmitted / DECORATED_HAND_IN)
+    tools = resubmitted / DECORATED_HAND_IN / "nano" / "tools.py"
     tools.write_text(tools.read_text(encoding="utf-8") + "\n# handed in again\n", encoding="utf-8")
-
-    runs = {where.name: nano_course(source, where) for where, source in
-            ((first, subs), (again, subs), (changed, resubmitted))}
-    for name, done in runs.items():
-        assert done.returncode == 0, f"{name}:\n{done.stdout}{done.stderr}"
+    done = nano_course(resubmitted, changed)
+    assert done.returncode == 0, done.stdout + done.stderr
 
     full = grade.max_points(first)
-    grades = {g.student: g for g in results.read_grades(first)}
-    for student in ("decorated", "closure"):
-        assert grades[student].scores == pytest.approx(full), grades[student]
-        assert not [p for p in grades[student].problems if p.kind == records.GRADER], grades[student]
-    assert (first / "grades.csv").read_bytes().count(b"\n") == 3
+    for run in (graded_class, graded_class.again):
+        mine = run.grades[DECORATED_HAND_IN]
+        assert mine.scores == pytest.approx(full), mine
+        assert not [p for p in mine.problems if p.kind == records.GRADER], mine
 
-    one, two, other = record(first, "decorated"), record(again, "decorated"), record(changed, "decorated")
+    one, two, other = (record(where, DECORATED_HAND_IN) for where in (first, again, changed))
     assert one["digest"] and one["digest"] == two["digest"] != other["digest"]
     assert [b["inputs"] for b in one["behaviours"]] == [b["inputs"] for b in two["behaviours"]]
     drawn = {b["key"]: b["inputs"] for b in one["behaviours"]}
     moved = [b["key"] for b in other["behaviours"] if b["inputs"] != drawn.get(b["key"])]
     assert len(moved) >= len(drawn) // 2, f"only {moved} of {len(drawn)} behaviours drew new inputs"
     regraded = {g.student: g for g in results.read_grades(changed)}
-    assert regraded["decorated"].scores == pytest.approx(full), regraded["decorated"]
+    assert regraded[DECORATED_HAND_IN].scores == pytest.approx(full), regraded[DECORATED_HAND_IN]
