@@ -238,7 +238,6 @@ def test_lecture_04_gate_by_keyboard_alone(page, shots, lab):
     say_yes = code_cell(page, "# Click y.")
     no, yes = (say_yes.get_by_role("button", name=answer, exact=True) for answer in ("n", "y"))
     expect(no).to_be_focused(timeout=REACH_TIMEOUT)
-    page.wait_for_timeout(2000)  # the asker sends the focus again at 1.5 s (docs/accessibility.md, known gaps)
     page.keyboard.press("Shift+Tab")
     expect(yes).to_be_focused()
     assert focus_ring(yes) == "solid 3px", focus_ring(yes)

@@ -160,7 +160,6 @@ def test_lecture_06_live_run_by_keyboard_alone(page, shots, lab, model_server, t
     expect(yes).to_have_accessible_description("Allow edit_file? yes")
     found = axe.audit(page, ".nano-ask")
     assert not found, axe.explain(found)
-    page.wait_for_timeout(2000)  # the asker sends the focus again at 1.5 s (docs/accessibility.md, known gaps)
     page.keyboard.press("Shift+Tab")
     expect(yes).to_be_focused()
     assert focus_ring(yes) == "solid 3px", focus_ring(yes)
