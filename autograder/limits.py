@@ -27,9 +27,8 @@ class Limits:
     cell: int = 30  # one notebook cell, before nbgrader interrupts it (scores 0); the course's
     #                 nbgrader_config.py sets it (c.Execute.timeout), `grade --timeout` overrides it
     busy_cell: int = 2  # times `cell` a cell may run in all when part of its time it waited for a
-    #                    CPU another process held (a busy grading machine): that wait is not its own
-    interrupt: int = 4  # seconds a kernel has to answer the interrupt; up to `busy_cell` times more
-    #                     for a cell that waited for a CPU
+    #                    CPU another process held (a busy grading machine): that wait is not its own;
+    #                    and times nbclient's iopub_timeout it then has to answer the interrupt
     notebook: int = 600  # one notebook in all, cells and kernel restarts; the rest of it scores 0
     restarts: int = 3  # kernel restarts in one notebook, before the rest of it scores 0
     kernel_start: int = 60  # a kernel's start or restart (nbclient's startup_timeout)
@@ -138,7 +137,6 @@ WRITE_ROOM = 16 << 20  # bytes the kernels' workspace gets back after each noteb
 # The names the grading modules use.
 CELL_TIMEOUT = LIMITS.cell
 BUSY_CELL = LIMITS.busy_cell
-INTERRUPT_GRACE = LIMITS.interrupt
 NOTEBOOK_LIMIT = LIMITS.notebook
 MAX_RESTARTS = LIMITS.restarts
 OUTPUT_LIMIT = LIMITS.output

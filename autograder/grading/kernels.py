@@ -31,7 +31,7 @@ from traitlets import Instance
 
 from autograder import trees
 from autograder.authoring import notebooks
-from autograder.limits import BUSY_CELL, INTERRUPT_GRACE, MAX_RESTARTS, MESSAGE_LIMIT, NOTEBOOK_LIMIT, OUTPUT_LIMIT
+from autograder.limits import BUSY_CELL, MAX_RESTARTS, MESSAGE_LIMIT, NOTEBOOK_LIMIT, OUTPUT_LIMIT
 from autograder.sandbox import bwrap, space
 from checks.processes import cpu_waits, waited
 
@@ -181,6 +181,7 @@ class GuardedExecute(Execute):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.kernel_manager_class = QuietKernelManager
+        self._interrupt_grace = self.iopub_timeout  # as configured: _async_handle_timeout stretches it
 
     @property
     def notebook_limit(self) -> int:
@@ -208,7 +209,7 @@ class GuardedExecute(Execute):
 
     def execute_cell(self, cell, cell_index, execution_count=None, store_history=True):
         self._cell_clock = (time.monotonic(), cpu_waits(self._kernel_processes()))
-        self.iopub_timeout = INTERRUPT_GRACE
+        self.iopub_timeout = self._interrupt_grace
         return super().execute_cell(cell, cell_index, execution_count, store_history)
 
     async def _async_handle_timeout(self, timeout, cell=None):
@@ -225,7 +226,7 @@ class GuardedExecute(Execute):
             await asyncio.sleep(1)  # then nbclient waits for the reply again
             return None
         slowed = min(max(elapsed / max(own, 1.0), 1.0), BUSY_CELL)
-        self.iopub_timeout = round(INTERRUPT_GRACE * slowed)
+        self.iopub_timeout = round(self._interrupt_grace * slowed)
         return await super()._async_handle_timeout(timeout, cell)
 
     def _kernel_processes(self) -> list[int]:

@@ -90,5 +90,6 @@ def test_a_cell_slowed_by_a_busy_cpu_finishes_and_a_loop_on_it_is_still_stopped(
     errors = [o.ename for o in loop.outputs if o.output_type == "error"]
     assert {"CellTimeoutError", kernels.KERNEL_HUNG} & set(errors), loop.outputs
     assert after.outputs and after.outputs[0].get("text") == "after the loop\n", after.outputs
-    bound = CAP * LIMIT + CAP * limits.INTERRUPT_GRACE + 2 * limits.LIMITS.kernel_start
+    grace = kernels.GuardedExecute.class_traits()["iopub_timeout"].default_value
+    bound = CAP * LIMIT + CAP * grace + 2 * limits.LIMITS.kernel_start
     assert took < seconds(worked) + bound, took

@@ -36,8 +36,8 @@ MB = 1 << 20
 
 def perfect(course: Path, lectures: Path | None, folder: Path) -> Path:
     """A perfect hand-in of `course`, whose lecture notebooks are in `lectures` (None: the real course)."""
-    workspace = release.make_workspace(course / "release" / release.ASSIGNMENT, folder)
-    return release.solve_workspace(workspace, **({"lecture_dir": lectures} if lectures else {}))
+    return release.solve_workspace(release.make_workspace(course / "release" / release.ASSIGNMENT, folder),
+                                   lecture_dir=lectures)
 
 
 def attacker(course: Path, lectures: Path | None, folder: Path, payload: str, edit=lambda text: text) -> None:
