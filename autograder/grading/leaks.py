@@ -75,8 +75,8 @@ def _normal(text: str) -> str:
     width, font, accents or look-alike letters (other letters are dropped, as rot13 leaves
     them alone)."""
     text = unicodedata.normalize("NFKC", text).casefold().translate(LOOKALIKES)
-    text = "".join(c for c in unicodedata.normalize("NFKD", text) if not unicodedata.combining(c))
-    return re.sub(r"[^a-z0-9]", "", text)
+    # NFKD splits an accented letter into the letter and its marks, which the next line drops.
+    return re.sub(r"[^a-z0-9]", "", unicodedata.normalize("NFKD", text))
 
 
 _SHIFTS = [str.maketrans(string.ascii_lowercase, string.ascii_lowercase[k:] + string.ascii_lowercase[:k])

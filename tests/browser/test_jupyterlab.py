@@ -156,6 +156,24 @@ def wait_until_finished(page) -> None:
         }""", timeout=FINISH_TIMEOUT)
 
 
+def answer_by_key(page, shots, cell, key: str, announced: str) -> None:
+    """Press `key` on the focused button of `cell`'s question and wait for the answer's ARIA
+    alert; if it never comes, say what a person would see: where the focus is, the cell's prompt,
+    the kernel's state and the end of the cell's output."""
+    page.keyboard.press(key)
+    try:
+        expect(cell.get_by_role("alert")).to_have_text(announced)
+    except AssertionError:
+        focused = page.evaluate("""() => { const e = document.activeElement;
+            return e ? `${e.tagName} ${(e.getAttribute('title') || e.textContent || '').trim().slice(0, 60)}` : 'none'; }""")
+        prompt = cell.locator(".jp-InputPrompt").inner_text().strip()
+        kernel = page.locator(".jp-StatusBar-Widget", has_text="ipykernel").first.inner_text()
+        shown = output(cell).inner_text()[-600:]
+        picture = shots(f"no-answer-after-{key}")
+        raise AssertionError(f"{key} gave no answer {announced!r}: focus on {focused}; prompt {prompt}; "
+                             f"{kernel}; the cell shows:\n{shown}\n(see {picture})") from None
+
+
 def assert_no_errors(page) -> None:
     """No cell printed a traceback or anything on stderr (the reference runs clean)."""
     stderr = page.locator(".jp-NotebookPanel .jp-OutputArea-output[data-mime-type='application/vnd.jupyter.stderr']")
@@ -231,8 +249,8 @@ def test_lecture_04_gate_by_keyboard_alone(page, shots, lab):
     expect(say_no.get_by_role("button", name="y", exact=True)).to_have_accessible_description("Allow edit_file? yes")
     found = axe.audit(page, ".nano-ask")
     assert not found, axe.explain(found)
-    page.keyboard.press("Space")
-    expect(say_no.get_by_role("alert")).to_have_text("→ n")
+    expect(no, "the n button lost the focus while axe-core audited the question").to_be_focused()
+    answer_by_key(page, shots, say_no, "Space", "→ n")
     expect(output(say_no)).to_contain_text("declined: edit_file never ran")
 
     say_yes = code_cell(page, "# Click y.")
@@ -242,8 +260,7 @@ def test_lecture_04_gate_by_keyboard_alone(page, shots, lab):
     expect(yes).to_be_focused()
     assert focus_ring(yes) == "solid 3px", focus_ring(yes)
     shots("y-has-the-keyboard-focus", show=yes)
-    page.keyboard.press("Enter")
-    expect(say_yes.get_by_role("alert")).to_have_text("→ y")
+    answer_by_key(page, shots, say_yes, "Enter", "→ y")
     expect(output(say_yes)).to_contain_text("approved: edit_file returned")
     expect(yes).to_be_disabled()
     wait_until_finished(page)

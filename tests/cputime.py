@@ -1,0 +1,75 @@
+"""The CPU time each test phase cost, printed at the end of a run beside pytest's --durations.
+
+The suite is bound by the machine's CPUs, so what a test costs the whole run is its CPU time,
+not its wall time (which grows with whatever runs beside it). Each phase's cost is its worker's
+own CPU time and that of every process the phase started and waited for (nbgrader, kernels,
+sandboxes, servers a fixture stops), from getrusage. It travels to the controlling process in the
+test's report, so it works under pytest-xdist. `--cpu-report=N` (default 25; 0 for none) sets how
+many phases the summary lists.
+"""
+
+import resource
+
+import pytest
+
+KEY = "cpu_seconds"
+
+
+def pytest_addoption(parser):
+    parser.addoption("--cpu-report", type=int, default=25, metavar="N",
+                     help="list the N test phases that cost the most CPU time (0: none)")
+
+
+def _spent() -> float:
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_setup(item):
+    item.stash[_START] = _spent()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_call(item):
+    item.stash[_START] = _spent()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_runtest_teardown(item):
+    item.stash[_START] = _spent()
+
+
+_START = pytest.StashKey[float]()
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    outcome = yield
+    report = outcome.get_result()
+    if _START in item.stash:
+        report.user_properties.append((KEY, round(_spent() - item.stash[_START], 2)))
+
+
+class _Tally:
+    def __init__(self):
+        self.phases: list[tuple[float, float, str, str]] = []
+
+    def pytest_runtest_logreport(self, report):
+        cpu = dict(report.user_properties).get(KEY)
+        if cpu is not None:
+            self.phases.append((cpu, report.duration, report.when, report.nodeid))
+
+    def pytest_terminal_summary(self, terminalreporter, config):
+        shown = config.getoption("--cpu-report")
+        if not shown or not self.phases:
+            return
+        total = sum(cpu for cpu, *_ in self.phases)
+        terminalreporter.write_sep("=", f"most CPU time ({total:.0f} CPU-seconds in all test phases)")
+        for cpu, wall, when, nodeid in sorted(self.phases, reverse=True)[:shown]:
+            terminalreporter.write_line(f"{cpu:8.1f}s cpu {wall:8.1f}s wall  {when:<8} {nodeid}")
+
+
+def pytest_configure(config):
+    if not hasattr(config, "workerinput"):  # the controller (or the only process) adds up
+        config.pluginmanager.register(_Tally(), "cputime-tally")
