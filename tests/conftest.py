@@ -16,6 +16,8 @@ from autograder.grading import grade
 
 os.environ.setdefault(grade.WORKERS_VARIABLE, "2")
 
+pytest_plugins = ["tests.cputime"]  # each phase's CPU time, listed at the end (--cpu-report N)
+
 # A suite started in the background by a shell without job control (`./run tests &` in a script)
 # inherits Ctrl-C ignored, and so would every command a test starts. The tests that press Ctrl-C
 # need it as a terminal has it.

@@ -6,8 +6,14 @@ own CPU time and that of every process the phase started and waited for (nbgrade
 sandboxes, servers a fixture stops), from getrusage. It travels to the controlling process in the
 test's report, so it works under pytest-xdist. `--cpu-report=N` (default 25; 0 for none) sets how
 many phases the summary lists.
+
+What a phase cannot count: a process it never waited for, above all the sandboxes a grading kills
+at the end of each student (their processes are reaped by no one who counts them). The summary's
+header therefore also gives the whole machine's busy time over the run (/proc/stat), and the
+difference is what the sandboxes and other unwaited processes cost.
 """
 
+import os
 import resource
 
 import pytest
@@ -51,9 +57,20 @@ def pytest_runtest_makereport(item, call):
         report.user_properties.append((KEY, round(_spent() - item.stash[_START], 2)))
 
 
+def machine_cpu() -> float | None:
+    """CPU-seconds the whole machine has spent busy since it started (/proc/stat), or None."""
+    try:
+        with open("/proc/stat") as stat:
+            user, nice, system, _idle, _iowait, irq, softirq = map(int, stat.readline().split()[1:8])
+    except (OSError, ValueError):
+        return None
+    return (user + nice + system + irq + softirq) / os.sysconf("SC_CLK_TCK")
+
+
 class _Tally:
     def __init__(self):
         self.phases: list[tuple[float, float, str, str]] = []
+        self.machine = machine_cpu()
 
     def pytest_runtest_logreport(self, report):
         cpu = dict(report.user_properties).get(KEY)
@@ -65,7 +82,9 @@ class _Tally:
         if not shown or not self.phases:
             return
         total = sum(cpu for cpu, *_ in self.phases)
-        terminalreporter.write_sep("=", f"most CPU time ({total:.0f} CPU-seconds in all test phases)")
+        start, end = self.machine, machine_cpu()
+        busy = f"; the machine was busy {end - start:.0f} CPU-seconds" if start is not None and end is not None else ""
+        terminalreporter.write_sep("=", f"most CPU time ({total:.0f} CPU-seconds counted in test phases{busy})")
         for cpu, wall, when, nodeid in sorted(self.phases, reverse=True)[:shown]:
             terminalreporter.write_line(f"{cpu:8.1f}s cpu {wall:8.1f}s wall  {when:<8} {nodeid}")
 
