@@ -22,7 +22,6 @@ KINDS = (
     ("sandboxed Python (zygotes, kernels)", r"What runs first|zygote"),
     ("check subjects (harness.py)", r"harness\.py"),
     ("nbgrader grading processes", r"autograder\.grading\.autograde"),
-    ("pytest workers' own test code", r"pytest|execnet|exec\(eval\(sys\.stdin"),
     ("Chromium", r"chrom"),
     ("Node.js (Playwright, the hub's proxy)", r"(^|/)node\b|playwright|configurable-http-proxy"),
     ("JupyterHub", r"jupyterhub"),
@@ -34,6 +33,8 @@ KINDS = (
     ("nbgrader and alembic commands", r"nbgrader|alembic"),
     ("PostgreSQL", r"postgres"),
     ("Dask", r"dask|distributed|multiprocessing\.spawn"),
+    # last: other kinds' command lines name folders under /tmp/pytest-of-<user>/
+    ("pytest and its workers' own test code", r"-m pytest\b|execnet|exec\(eval\(sys\.stdin"),
 )
 
 

@@ -36,6 +36,8 @@ def test_a_busy_command_is_seen_spending_its_cpu_time():
     ("/v/bin/python -m autograder.grading.autograde", "nbgrader grading processes"),
     ("/v/bin/python ok 05", "./ok"),
     ("/v/bin/python -m nano", "python -m nano"),
+    ("/v/bin/python /v/bin/nano-course grade /tmp/pytest-of-root/pytest-3/class", "nano-course"),
+    ("/v/bin/python -u -c import sys;exec(eval(sys.stdin.readline()))", "pytest and its workers' own test code"),
     ("/usr/lib/chromium/chromium --type=renderer", "Chromium"),
     ("/v/bin/python /v/bin/nano-course grade class", "nano-course"),
     ("/bin/sleep 5", "other"),
