@@ -11,6 +11,7 @@ the instructor edited it (`planned_config`).
 """
 
 import ast
+import functools
 import json
 import os
 import re
@@ -125,10 +126,25 @@ def assemble_assignment(dest: Path, root: Path = ROOT, lecture_dir: Path | None 
 
 
 def alembic_on_path() -> None:
-    """nbgrader runs `alembic` to create a new gradebook: this Python's scripts must be on PATH."""
+    """nbgrader stamps a new gradebook with the head revision of its migrations, which it asks a
+    new process for (`alembic heads`: seconds of CPU, each time, and only if `alembic` is on PATH).
+    Here that revision is read in this process, once (`alembic_head`); and this Python's scripts
+    are put on PATH for the nbgrader commands started from here."""
+    import nbgrader.api
+
+    nbgrader.api.get_alembic_version = alembic_head
     scripts = str(Path(sys.executable).parent)
     if scripts not in os.environ.get("PATH", "").split(os.pathsep):
         os.environ["PATH"] = scripts + os.pathsep + os.environ.get("PATH", "")
+
+
+@functools.cache
+def alembic_head() -> str:
+    """The head revision of nbgrader's gradebook migrations, as `alembic heads` prints it."""
+    from alembic.script import ScriptDirectory
+    from nbgrader import dbutil
+
+    return ScriptDirectory(dbutil.ALEMBIC_DIR).get_current_head()
 
 
 def nbgrader_api(course: Path):
