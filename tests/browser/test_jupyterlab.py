@@ -184,7 +184,10 @@ def assert_no_errors(page) -> None:
 # ---------------------------------------------------------------------------- the tests
 
 def test_lecture_04_gate_says_no_then_yes(page, shots, lab):
-    """Lecture 04, section 7: click n (the scratch copy stays as it is), then y (it gets the fix)."""
+    """Lecture 04, section 7: click n (the scratch copy stays as it is), then y (it gets the fix);
+    axe-core finds nothing in nano's widgets while the question is open."""
+    from tests.browser import axe
+
     original = (lab.workspace / "fixtures" / "convert.py").read_text(encoding="utf-8")
     assert BUG in original
 
@@ -204,6 +207,8 @@ def test_lecture_04_gate_says_no_then_yes(page, shots, lab):
     expect(output(say_no)).to_contain_text("Allow edit_file? [y/n]")
     expect(output(say_no)).to_contain_text(f"+    {FIX}")  # the diff is in the prompt, above the buttons
     shots("n-cell-asks", show=no)
+    found = axe.audit(page, ".nano-ask")  # the open question, as a screen reader meets it
+    assert not found, axe.explain(found)
     no.click()
     expect(output(say_no)).to_contain_text("declined: edit_file never ran")
     expect(output(say_no)).to_contain_text("the file is unchanged")
@@ -235,9 +240,8 @@ def test_lecture_04_gate_by_keyboard_alone(page, shots, lab):
     """Lecture 04, section 7, with no click at all: Run All from the command palette; each question
     takes the focus on its n button, described by the question for a screen reader; Space says n,
     Shift+Tab then Enter says y, with a focus ring a student sees; each answer is announced (an
-    ARIA alert); axe-core finds nothing in nano's widgets."""
-    from tests.browser import axe
-
+    ARIA alert). (axe-core audits the open question in the test above: an audit here, between
+    the focus and the key, once left the focus elsewhere on a loaded machine.)"""
     original = (lab.workspace / "fixtures" / "convert.py").read_text(encoding="utf-8")
     open_notebook(page, lab, shots, "04-the-gate.ipynb")
     run_all_by_keyboard(page)
@@ -247,9 +251,7 @@ def test_lecture_04_gate_by_keyboard_alone(page, shots, lab):
     expect(no).to_be_focused(timeout=REACH_TIMEOUT)
     expect(no).to_have_accessible_description("Allow edit_file? no")
     expect(say_no.get_by_role("button", name="y", exact=True)).to_have_accessible_description("Allow edit_file? yes")
-    found = axe.audit(page, ".nano-ask")
-    assert not found, axe.explain(found)
-    expect(no, "the n button lost the focus while axe-core audited the question").to_be_focused()
+    expect(no, "the n button lost the focus it was given").to_be_focused()
     answer_by_key(page, shots, say_no, "Space", "→ n")
     expect(output(say_no)).to_contain_text("declined: edit_file never ran")
 
