@@ -42,8 +42,9 @@ def kind_of(command: str, kinds=KINDS) -> str:
     return next((kind for kind, pattern in kinds if re.search(pattern, command)), "other")
 
 
-def readings(me: int) -> dict[tuple[str, str], tuple[float, str]]:
-    """(pid, start time) -> (CPU-seconds so far, command line) of every process but `me`."""
+def readings(me: int, commands: dict) -> dict[tuple[str, str], float]:
+    """(pid, start time) -> CPU-seconds so far, of every process but `me`; the command line of a
+    process not yet in `commands` is added there (it is read once, not at every reading)."""
     hz = os.sysconf("SC_CLK_TCK")
     found = {}
     for pid in os.listdir("/proc"):
@@ -52,11 +53,13 @@ def readings(me: int) -> dict[tuple[str, str], tuple[float, str]]:
         try:
             with open(f"/proc/{pid}/stat") as stat:
                 fields = stat.read().rpartition(")")[2].split()
-            with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
-                command = cmdline.read().replace(b"\0", b" ").decode(errors="replace")
+            key = (pid, fields[19])
+            if key not in commands:
+                with open(f"/proc/{pid}/cmdline", "rb") as cmdline:
+                    commands[key] = cmdline.read().replace(b"\0", b" ").decode(errors="replace")
         except OSError:
             continue
-        found[(pid, fields[19])] = ((int(fields[11]) + int(fields[12])) / hz, command)
+        found[key] = (int(fields[11]) + int(fields[12])) / hz
     return found
 
 
@@ -65,22 +68,23 @@ def measure(command: list[str], kinds=KINDS) -> tuple[int, Counter, Counter, flo
     CPU-seconds meanwhile). Every process of the machine counts, not only the command's (the
     sandboxes it kills are no longer its descendants); one that was running before it counts only
     what it spent since."""
-    me = os.getpid()
-    before = {key: cpu for key, (cpu, _) in readings(me).items()}
+    me, commands = os.getpid(), {}
+    before = readings(me, commands)
     machine = machine_cpu()
-    latest: dict[tuple[str, str], tuple[float, str]] = {}
+    latest: dict[tuple[str, str], float] = {}
     with subprocess.Popen(command) as process:
         while process.poll() is None:
-            latest.update(readings(me))
+            latest.update(readings(me, commands))
             time.sleep(INTERVAL)
-    latest.update(readings(me))
+    latest.update(readings(me, commands))
     busy = None if machine is None else machine_cpu() - machine
     seconds, count = Counter(), Counter()
-    for key, (cpu, cmd) in latest.items():
+    for key, cpu in latest.items():
         spent = cpu - before.get(key, 0.0)
         if spent > 0:
-            seconds[kind_of(cmd, kinds)] += spent
-            count[kind_of(cmd, kinds)] += 1
+            kind = kind_of(commands[key], kinds)
+            seconds[kind] += spent
+            count[kind] += 1
     return process.returncode, seconds, count, busy
 
 

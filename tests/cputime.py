@@ -31,22 +31,16 @@ def _spent() -> float:
     return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
 
 
+_START = pytest.StashKey[float]()
+
+
 @pytest.hookimpl(tryfirst=True)
 def pytest_runtest_setup(item):
+    """Where each phase's count starts: setup's, and (the same hook) call's and teardown's."""
     item.stash[_START] = _spent()
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_call(item):
-    item.stash[_START] = _spent()
-
-
-@pytest.hookimpl(tryfirst=True)
-def pytest_runtest_teardown(item):
-    item.stash[_START] = _spent()
-
-
-_START = pytest.StashKey[float]()
+pytest_runtest_call = pytest_runtest_teardown = pytest_runtest_setup
 
 
 @pytest.hookimpl(hookwrapper=True)
