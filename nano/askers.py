@@ -117,24 +117,22 @@ class WidgetAsker:
         asking.add_class("nano-ask")
         # Focus scrolls the notebook down to the new question, and a keyboard or a screen reader
         # starts there. A focus sent before the control's view is drawn is lost, and on a busy
-        # machine that can take seconds: the front end counts the views it has drawn
-        # (ipywidgets' _view_count, once it is a number), and the focus follows the first.
-        counted = []  # set once the front end has said it drew the view
+        # machine drawing can take seconds: the front end counts the views it has drawn
+        # (ipywidgets' _view_count, once it is a number), and the focus is sent once, when the
+        # first is counted. Sent again later, it would pull a student who has already moved
+        # from n to y back to n.
+        def drawn(change: dict) -> None:
+            if change["new"] and not change["old"]:
+                first.unobserve(drawn, "_view_count")
+                loop.call_soon_threadsafe(loop.call_later, 0.1, take_focus)
 
         def take_focus() -> None:
             if not answer.done():
                 first.focus()
 
-        def drawn(change: dict) -> None:
-            if change["new"] and not change["old"]:
-                counted.append(True)
-                loop.call_soon_threadsafe(loop.call_later, 0.1, take_focus)
-
         first._view_count = 0
         first.observe(drawn, "_view_count")
         display(asking)
-        for delay in (0.3, 1.5):  # for a front end that counts no views: it is sent twice, blindly
-            loop.call_later(delay, lambda: None if counted else take_focus())
         return await answer
 
 

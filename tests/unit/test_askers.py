@@ -1,0 +1,65 @@
+"""The notebook's asker, seen from the kernel: when its question takes the focus, and what a
+click answers. The front end's part is played by setting what it would send: the count of views
+it has drawn (ipywidgets' `_view_count`), and a click."""
+
+import asyncio
+
+import ipywidgets
+import pytest
+
+from nano.askers import WidgetAsker
+
+
+class Question:
+    """One open question: its buttons, and the focus messages sent to each."""
+
+    def __init__(self, monkeypatch):
+        self.buttons: dict[str, ipywidgets.Button] = {}
+        self.focused: list[str] = []
+        monkeypatch.setattr(ipywidgets.Button, "focus", lambda button: self.focused.append(button.description))
+        ipywidgets.Widget.on_widget_constructed(self._seen)
+
+    def _seen(self, widget) -> None:
+        if isinstance(widget, ipywidgets.Button):
+            self.buttons[widget.description] = widget
+
+
+async def ask(question: Question, front_end) -> str:
+    asked = asyncio.ensure_future(WidgetAsker().question("--- a/x\n+++ b/x\nAllow edit_file? [y/n]"))
+    await asyncio.sleep(0)
+    await front_end(question.buttons)
+    return await asyncio.wait_for(asked, 5)
+
+
+@pytest.fixture
+def question(monkeypatch):
+    yield Question(monkeypatch)
+    ipywidgets.Widget.on_widget_constructed(None)
+
+
+def test_the_focus_goes_to_n_once_its_view_is_drawn_and_never_again(question):
+    async def front_end(buttons):
+        no = buttons["n"]
+        await asyncio.sleep(2)  # a busy machine: nothing drawn for two seconds
+        assert question.focused == [], "the focus was sent before the view was drawn"
+        no._view_count = 1
+        await asyncio.sleep(0.3)
+        assert question.focused == ["n"]
+        for count in (2, 1, 0, 1):  # a second view, both closed, one drawn again
+            no._view_count = count
+        await asyncio.sleep(2)  # the student moves to y meanwhile: nothing pulls them back
+        assert question.focused == ["n"]
+        buttons["y"].click()
+
+    assert asyncio.run(ask(question, front_end)) == "y"
+    assert question.buttons["n"].disabled and question.buttons["y"].disabled
+
+
+def test_an_answer_given_before_the_view_is_counted_takes_no_focus(question):
+    async def front_end(buttons):
+        buttons["n"].click()
+        buttons["n"]._view_count = 1
+        await asyncio.sleep(0.3)
+
+    assert asyncio.run(ask(question, front_end)) == "n"
+    assert question.focused == []
