@@ -26,8 +26,9 @@ class Limits:
 
     cell: int = 30  # one notebook cell, before nbgrader interrupts it (scores 0); the course's
     #                 nbgrader_config.py sets it (c.Execute.timeout), `grade --timeout` overrides it
-    busy_cell: int = 2  # times `cell` a cell may run in all when part of its time it waited for a
-    #                    CPU another process held (a busy grading machine): that wait is not its own;
+    busy_cell: int = 2  # times `cell` a cell (and `behaviour` a check's behaviour) may run in all
+    #                    when part of its time it waited for a CPU another process held (a busy
+    #                    grading machine): that wait is not its own;
     #                    and times nbclient's iopub_timeout it then has to answer the interrupt
     notebook: int = 600  # one notebook in all, cells and kernel restarts; the rest of it scores 0
     restarts: int = 3  # kernel restarts in one notebook, before the rest of it scores 0

@@ -43,11 +43,12 @@ from pathlib import Path
 
 from autograder import trees
 from autograder.course import ROOT
+from autograder.limits import BUSY_CELL
 from autograder.sandbox import bwrap
 from autograder.sandbox import space
 from checks.driving import Driving, Lost
 from checks.folder import Folder
-from checks.processes import alive, descendants, parents, status
+from checks.processes import alive, cpu_waits, descendants, parents, status, waited
 from checks.subject import wire
 
 HARNESS = ROOT / "checks" / "subject"
@@ -84,6 +85,7 @@ class Subject(Driving):
         self.proc: subprocess.Popen | None = None
         self.sent = 0  # bytes read from every process of this hand-in so far
         self.deadline: float | None = None
+        self._clock: tuple[float, float, dict[int, float]] | None = None  # (start, seconds, CPU waits then)
         super().__init__()
         self._servers: list = []
         self.lost: str | None = None  # why the last process was lost
@@ -163,8 +165,10 @@ class Subject(Driving):
 
     @contextlib.contextmanager
     def item(self, seconds: float, answers=()) -> Iterator["Subject"]:
-        """One behaviour's time: its requests must all be answered within `seconds` (a process
-        started for it first gets `startup` seconds to start), its messages within the item's bounds.
+        """One behaviour's time: its requests must all be answered within `seconds` of its own
+        (what its processes waited for a CPU others held is added, up to BUSY_CELL times `seconds`:
+        `_more_time`; a process started for it first gets `startup` seconds to start), its
+        messages within the item's bounds.
         `answers`: the answer cells (grade_ids) it may read. Everything it set up in the subject
         is undone after. A value past the wire's bounds (wire.past_bounds) that crossed in it is
         kept in `unjudged`, in words: the item's outcome is then that value, too deep or too large
@@ -174,10 +178,10 @@ class Subject(Driving):
         if not self.alive():
             self.close()
             self._start()
-            self.deadline = time.monotonic() + self.startup
+            self._time(self.startup)
             self._request(wire.Read(next(self._ids), "sys.version"))  # it has started: its Python is up
         space.room(self.tmp, SCRATCH_ROOM)  # for the scratch folder's files, however full its code left it
-        self.deadline = time.monotonic() + seconds
+        self._time(seconds)
         left = self.bounds.hand_in - self.sent - self.reader.total
         self.reader.budget = self.reader.total + max(0, min(self.bounds.item, left))
         self.invokes = 0
@@ -188,6 +192,7 @@ class Subject(Driving):
             for server in self._servers:
                 server.close()
             self._servers.clear()
+            self._clock = None
             if self.alive():
                 self.deadline = max(self.deadline, time.monotonic() + 10)
                 with contextlib.suppress(Lost):
@@ -195,13 +200,37 @@ class Subject(Driving):
             self.stood.clear()
             self.deadline = None
 
+    # --- its time -------------------------------------------------------------------------
+
+    def _time(self, seconds: float) -> None:
+        """Start the clock of a behaviour (or of the process's start): `seconds` of its own."""
+        now = time.monotonic()
+        self.deadline = now + seconds
+        self._clock = (now, seconds, cpu_waits([self.proc.pid]))
+
+    def _more_time(self) -> bool:
+        """The deadline has passed: move it by the time the subject's processes waited for a CPU
+        that other processes held (a busy machine; nice puts students' subjects behind the
+        rest), up to BUSY_CELL times the behaviour's seconds in all, as a kernel's cell is timed.
+        False when the time used was its own, or the stretch is used up."""
+        if self._clock is None or not self.alive():
+            return False
+        start, seconds, before = self._clock
+        now = time.monotonic()
+        own = now - start - waited(before, cpu_waits([self.proc.pid]))
+        later = min(now + seconds - own, start + BUSY_CELL * seconds)
+        if own >= seconds or later <= now:
+            return False
+        self.deadline = later
+        return True
+
     # --- requests -------------------------------------------------------------------------
 
     def _send(self, message) -> None:
         data = memoryview(wire.encode(message))
         while data:
             wait = None if self.deadline is None else self.deadline - time.monotonic()
-            if wait is not None and wait <= 0:
+            if wait is not None and wait <= 0 and not self._more_time():
                 self._lose("it stopped reading the driver's messages")
             _, ready, _ = select.select([], [self._in], [], wait)
             if not ready:
@@ -224,6 +253,8 @@ class Subject(Driving):
                 self._lose(f"it sent too much or garbled its channel ({exc})")
             self.unjudged = self.unjudged or wire.past_bounds(got)
             if got is None:
+                if self.deadline is not None and time.monotonic() >= self.deadline and self._more_time():
+                    continue
                 self._lose("it died, or ran past its time" if self.alive() or self.proc is None
                            else "it died")
             if isinstance(got, wire.Result) and got.id == message.id:
