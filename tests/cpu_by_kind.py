@@ -27,7 +27,7 @@ KINDS = (
     ("JupyterHub", r"jupyterhub"),
     ("JupyterLab and jupyter_server", r"jupyter[- ](lab|server|notebook)|jupyterlab|singleuser"),
     ("kernels outside the sandbox", r"ipykernel_launcher|-m ipykernel"),
-    ("./ok", r"python\S* (\S*/)?ok( |$)"),
+    ("./ok", r"python\S* (\S*/)?ok( |$)|warm_ok\.py"),  # warm_ok.py: the tests' ./ok, forked from it
     ("python -m nano", r"-m nano( |$)"),
     ("nano-course", r"nano-course"),
     ("nbgrader and alembic commands", r"nbgrader|alembic"),

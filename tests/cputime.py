@@ -10,7 +10,9 @@ many phases the summary lists.
 What a phase cannot count: a process it never waited for, above all the sandboxes a grading kills
 at the end of each student (their processes are reaped by no one who counts them). The summary's
 header therefore also gives the whole machine's busy time over the run (/proc/stat), and the
-difference is what the sandboxes and other unwaited processes cost.
+difference is what the sandboxes and other unwaited processes cost. A helper whose processes are
+not the worker's children but that knows what they cost adds it with counted() (tests/project/
+warm_ok.py, whose ./ok runs are forked from a warm server).
 """
 
 import os
@@ -26,9 +28,17 @@ def pytest_addoption(parser):
                      help="list the N test phases that cost the most CPU time (0: none)")
 
 
+_COUNTED: list[float] = []  # appended to from any thread
+
+
+def counted(seconds: float) -> None:
+    """Count `seconds` of CPU time spent for this process by one that is not its child."""
+    _COUNTED.append(seconds)
+
+
 def _spent() -> float:
     own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime + sum(_COUNTED)
 
 
 _START = pytest.StashKey[float]()

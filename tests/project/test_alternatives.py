@@ -11,8 +11,6 @@ alternatives are graded in the class the slow tests share (test_mutations.py).
 import ast
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,7 +18,7 @@ import pytest
 from autograder.authoring import release
 from autograder.authoring.alternatives import ALTERNATIVES, Alternative
 from autograder.authoring.mutants import apply
-from tests.project import one_class
+from tests.project import one_class, warm_ok
 
 ROOT = release.ROOT
 ISSUE_ROWS = {"write_file_confirmation_with_a_period", "edit_file_could_not_find", "preview_new_file_from_dev_null"}
@@ -88,8 +86,7 @@ def test_each_alternative_passes_the_visible_checks_of_its_lecture(hand_in, solv
     for alternative in group:
         apply(workspace, alternative)
     for lecture in sorted({"00" if a.lecture == "01" else a.lecture for a in group}):
-        done = subprocess.run([sys.executable, "ok", lecture], cwd=workspace, capture_output=True, text=True,
-                              timeout=300)
+        done = warm_ok.run(workspace, [lecture], timeout=300)
         said = done.stdout + done.stderr
         names = ", ".join(f"{a.name} ({a.why})" for a in group)
         if group[0].contested and done.returncode == 1:

@@ -26,6 +26,7 @@ from autograder.authoring.alternatives import ALTERNATIVES
 from autograder.authoring.mutants import apply
 from autograder import records
 from autograder.grading import grade, results
+from tests.project import warm_ok
 from tests.project.one_class import DECORATED, DECORATED_HAND_IN
 
 BY_NAME = {a.name: a for a in ALTERNATIVES}
@@ -137,7 +138,7 @@ def test_stand_in_awaits_for_a_timed_coroutine_function(monkeypatch):
 # ./ok on decorated and closure-built functions
 
 def ok(where: Path, lecture: str) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "ok", lecture], cwd=where, capture_output=True, text=True, timeout=300)
+    return warm_ok.run(where, [lecture], timeout=300)
 
 
 def solved_with(release_dir: Path, where: Path, *names: str) -> Path:

@@ -6,13 +6,11 @@ lose lecture 03's points only: lecture 02's visible checks (./ok 02) and its gra
 run the tools with the fence out of the way, while lecture 03's fence cell says what is missing.
 """
 
-import subprocess
-import sys
-
 import pytest
 
 from autograder.authoring import release
 from autograder.check import behaviour, independent
+from tests.project import warm_ok
 
 FENCES = {  # inside_project's body, in place of the reference's
     "not written yet": f"raise NotImplementedError({release.stub_message('03', 'inside_project', 'tools.py')!r})",
@@ -36,8 +34,7 @@ def fenced_workspace(course, dest, body):
 @pytest.mark.parametrize("fence", sorted(FENCES))
 def test_a_fence_not_written_or_wrong_costs_lecture_03_only(course, tmp_path, fence):
     work = fenced_workspace(course, tmp_path / "ws", FENCES[fence])
-    ok = {n: subprocess.run([sys.executable, "ok", n], cwd=work, capture_output=True, text=True, timeout=120)
-          for n in ("02", "03")}
+    ok = {n: warm_ok.run(work, [n], timeout=120) for n in ("02", "03")}
     assert ok["02"].returncode == 0, ok["02"].stdout + ok["02"].stderr
     assert "  FAIL  03 tools_stay_inside_the_project" in ok["03"].stdout
 

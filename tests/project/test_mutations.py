@@ -35,8 +35,6 @@ lose points. test_alternatives.py checks that each passes ./ok on its own.
 """
 
 import concurrent.futures
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -45,14 +43,13 @@ from autograder.authoring import release
 from autograder.grading import grade
 from autograder.authoring.alternatives import ALTERNATIVES
 from autograder.authoring.mutants import MORE_MUTANTS, MUTANTS, apply
-from tests.project import one_class
+from tests.project import one_class, warm_ok
 
 ROOT = release.ROOT
 
 
 def visible_checks_pass(workspace: Path, lecture: str) -> bool:
-    done = subprocess.run([sys.executable, "ok", "00" if lecture == "01" else lecture], cwd=workspace,
-                          capture_output=True, text=True, timeout=300)
+    done = warm_ok.run(workspace, ["00" if lecture == "01" else lecture], timeout=300)
     return done.returncode == 0
 
 

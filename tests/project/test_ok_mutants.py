@@ -11,13 +11,12 @@ the check's half). The rest of the catalogue (MORE_MUTANTS, not graded in the su
 its own lecture's ./ok only."""
 
 import concurrent.futures
-import subprocess
-import sys
 
 import pytest
 
 from autograder.authoring import release
 from autograder.authoring.mutants import MORE_MUTANTS, MUTANTS, apply
+from tests.project import warm_ok
 
 CODE_MUTANTS = [m for m in MUTANTS + MORE_MUTANTS if not m.ok]
 ANSWER_MUTANTS = [m for m in MUTANTS + MORE_MUTANTS if m.ok]
@@ -42,7 +41,7 @@ SAYS = {
 def ok(workspace, lecture=None):
     """./ok alone (every lecture's checks), or ./ok of one lecture (01's is 00)."""
     args = [] if lecture is None else ["00" if lecture == "01" else lecture]
-    return subprocess.run([sys.executable, "ok", *args], cwd=workspace, capture_output=True, text=True, timeout=300)
+    return warm_ok.run(workspace, args, timeout=300)
 
 
 def failing(done) -> set[str]:

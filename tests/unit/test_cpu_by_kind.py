@@ -35,6 +35,7 @@ def test_a_busy_command_is_seen_spending_its_cpu_time():
     ("/v/bin/python -I /tmp/nano-subject-x/harness/harness.py 6 13 /tmp/w", "check subjects (harness.py)"),
     ("/v/bin/python -m autograder.grading.autograde", "nbgrader grading processes"),
     ("/v/bin/python ok 05", "./ok"),
+    ("/v/bin/python /r/tests/project/warm_ok.py /tmp/warm-ok-x/socket", "./ok"),
     ("/v/bin/python -m nano", "python -m nano"),
     ("/v/bin/python /v/bin/nano-course grade /tmp/pytest-of-root/pytest-3/class", "nano-course"),
     ("/v/bin/python -u -c import sys;exec(eval(sys.stdin.readline()))", "pytest and its workers' own test code"),
