@@ -36,11 +36,14 @@ def subject(tmp_path_factory):
 
 @pytest.fixture
 def busy(subject):
-    """The subject and two processes that never stop computing, on one CPU."""
+    """The subject and three processes that never stop computing, on one CPU. Each burner has a
+    session of its own, as the subject has: where the kernel shares CPU time out by session
+    (autogroups), three burners of one session would weigh as one."""
     cpus = os.sched_getaffinity(subject.proc.pid)
     cpu = {min(cpus)}
     os.sched_setaffinity(subject.proc.pid, cpu)
-    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(2)]
+    burners = [subprocess.Popen([sys.executable, "-c", "while True: pass"], start_new_session=True)
+               for _ in range(3)]
     for burner in burners:
         os.sched_setaffinity(burner.pid, cpu)
     yield
