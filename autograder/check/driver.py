@@ -230,8 +230,10 @@ class Subject(Driving):
         data = memoryview(wire.encode(message))
         while data:
             wait = None if self.deadline is None else self.deadline - time.monotonic()
-            if wait is not None and wait <= 0 and not self._more_time():
-                self._lose("it stopped reading the driver's messages")
+            if wait is not None and wait <= 0:
+                if not self._more_time():
+                    self._lose("it stopped reading the driver's messages")
+                continue  # the wait again, to the moved deadline
             _, ready, _ = select.select([], [self._in], [], wait)
             if not ready:
                 continue
