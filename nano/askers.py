@@ -118,23 +118,26 @@ class WidgetAsker:
         # Focus scrolls the notebook down to the new question, and a keyboard or a screen reader
         # starts there. A focus sent before the control's view is drawn is lost, and on a busy
         # machine drawing can take seconds: the front end counts the views it has drawn
-        # (ipywidgets' _view_count, once it is a number), and the focus is sent once, when the
-        # first is counted. Sent again later, it would pull a student who has already moved
-        # from n to y back to n.
+        # (ipywidgets' _view_count, once it is a number), and the focus is sent when a view is
+        # drawn where none was (a view drawn again has lost its focus with the old one). Not
+        # resent on a timer: a student who has moved from n to y would be pulled back. Should no
+        # count come at all within FOCUS_FALLBACK seconds, the focus is sent once anyway.
         def drawn(change: dict) -> None:
             if change["new"] and not change["old"]:
-                first.unobserve(drawn, "_view_count")
                 loop.call_soon_threadsafe(loop.call_later, 0.1, take_focus)
 
-        def take_focus() -> None:
-            if not answer.done():
+        def take_focus(fallback: bool = False) -> None:
+            if not answer.done() and not (fallback and first._view_count):
                 first.focus()
 
         first._view_count = 0
         first.observe(drawn, "_view_count")
+        loop.call_later(FOCUS_FALLBACK, take_focus, True)
         display(asking)
         return await answer
 
+
+FOCUS_FALLBACK = 3.0  # seconds: a question whose view no front end has counted by then takes the focus
 
 # A focus ring a student sees at a glance: JupyterLab's own is a 1-pixel line. (The HTML widget
 # shows the prompt; a style element in it holds for the page.)

@@ -87,6 +87,16 @@ def run_all_by_keyboard(page) -> None:
     page.keyboard.press("Enter")
 
 
+def expect_focused(page, control, timeout: float = 5_000, message: str = "") -> None:
+    """`control` has the keyboard focus within `timeout` ms. If not, the failure says what has it
+    (a notebook cell that took it back, the page's body, another control)."""
+    try:
+        expect(control, message).to_be_focused(timeout=timeout)
+    except AssertionError as failure:
+        holder = page.evaluate("() => document.activeElement ? document.activeElement.outerHTML.slice(0, 300) : ''")
+        raise AssertionError(f"{failure}\nwhat has the focus instead: {holder or 'nothing'}") from None
+
+
 def focus_ring(element) -> str:
     """The outline `element` draws while it has the focus, e.g. "solid 3px"."""
     return element.evaluate("e => `${getComputedStyle(e).outlineStyle} ${getComputedStyle(e).outlineWidth}`")
@@ -248,18 +258,18 @@ def test_lecture_04_gate_by_keyboard_alone(page, shots, lab):
 
     say_no = code_cell(page, "# Click n.")
     no = say_no.get_by_role("button", name="n", exact=True)
-    expect(no).to_be_focused(timeout=REACH_TIMEOUT)
+    expect_focused(page, no, timeout=REACH_TIMEOUT)
     expect(no).to_have_accessible_description("Allow edit_file? no")
     expect(say_no.get_by_role("button", name="y", exact=True)).to_have_accessible_description("Allow edit_file? yes")
-    expect(no, "the n button lost the focus it was given").to_be_focused()
+    expect_focused(page, no, message="the n button lost the focus it was given")
     answer_by_key(page, shots, say_no, "Space", "→ n")
     expect(output(say_no)).to_contain_text("declined: edit_file never ran")
 
     say_yes = code_cell(page, "# Click y.")
     no, yes = (say_yes.get_by_role("button", name=answer, exact=True) for answer in ("n", "y"))
-    expect(no).to_be_focused(timeout=REACH_TIMEOUT)
+    expect_focused(page, no, timeout=REACH_TIMEOUT)
     page.keyboard.press("Shift+Tab")
-    expect(yes).to_be_focused()
+    expect_focused(page, yes)
     assert focus_ring(yes) == "solid 3px", focus_ring(yes)
     shots("y-has-the-keyboard-focus", show=yes)
     answer_by_key(page, shots, say_yes, "Enter", "→ y")

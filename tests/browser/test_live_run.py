@@ -20,8 +20,8 @@ import pytest
 from nano.server import MessagesServer
 from nano.testing import reply, text
 from tests.browser.conftest import running_lab
-from tests.browser.test_jupyterlab import (BUG, FIX, REACH_TIMEOUT, cell_printing, code_cell, expect, focus_ring,
-                                           open_notebook, out_of_sight, output, run_all, run_all_by_keyboard)
+from tests.browser.test_jupyterlab import (BUG, FIX, REACH_TIMEOUT, cell_printing, code_cell, expect, expect_focused,
+                                           focus_ring, open_notebook, out_of_sight, output, run_all, run_all_by_keyboard)
 from tests.project.test_replay import cost_lines
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -108,7 +108,7 @@ def test_lecture_06_live_run_typed(page, shots, lab, model_server, way, tmp_path
     # After y, the student sees the answer and the next text box without scrolling.
     box = cell.locator(".widget-text input:enabled")
     expect(box).to_have_count(1, timeout=REACH_TIMEOUT)
-    expect(box).to_be_focused()
+    expect_focused(page, box)
     answered = output(cell).locator(".jp-OutputArea-output", has_text=TRACE["replies"][-1]["content"][0]["text"][:40])
     for element in (box, answered.last):
         assert wait_for_nothing_hidden(element) == "", f"after y: {out_of_sight(element)}"
@@ -153,33 +153,33 @@ def test_lecture_06_live_run_by_keyboard_alone(page, shots, lab, model_server, t
     run_all_by_keyboard(page)
     cell = cell_printing(page, "LIVE RUN:", timeout=REACH_TIMEOUT)
     box = cell.locator(".widget-text input:enabled")
-    expect(box).to_be_focused(timeout=REACH_TIMEOUT)
+    expect_focused(page, box, timeout=REACH_TIMEOUT)
     expect(box).to_have_accessible_name("request")
     page.keyboard.type(TRACE["request"], delay=15)
     page.keyboard.press("Enter")
     expect(cell.get_by_role("alert").filter(has_text=f"→ {TRACE['request']}")).to_have_count(1)
 
     no, yes = (cell.get_by_role("button", name=answer, exact=True) for answer in ("n", "y"))
-    expect(no).to_be_focused(timeout=REACH_TIMEOUT)
+    expect_focused(page, no, timeout=REACH_TIMEOUT)
     expect(yes).to_have_accessible_description("Allow edit_file? yes")
     page.keyboard.press("Shift+Tab")
-    expect(yes).to_be_focused()
+    expect_focused(page, yes)
     assert focus_ring(yes) == "solid 3px", focus_ring(yes)
     shots("keyboard-y-focused", show=yes)
     page.keyboard.press("Space")
     expect(cell.get_by_role("alert").filter(has_text="→ y")).to_have_count(1)
 
     box = cell.locator(".widget-text input:enabled")
-    expect(box).to_be_focused(timeout=REACH_TIMEOUT)
+    expect_focused(page, box, timeout=REACH_TIMEOUT)
     page.keyboard.type(FOLLOW_UP, delay=15)
     page.keyboard.press("Enter")
     expect(output(cell)).to_contain_text(FOLLOW_UP_ANSWER, timeout=REACH_TIMEOUT)
     box = cell.locator(".widget-text input:enabled")
-    expect(box).to_be_focused(timeout=REACH_TIMEOUT)
+    expect_focused(page, box, timeout=REACH_TIMEOUT)
     page.keyboard.press("Tab")
-    expect(cell.locator("button:enabled", has_text="send")).to_be_focused()
+    expect_focused(page, cell.locator("button:enabled", has_text="send"))
     page.keyboard.press("Tab")
-    expect(cell.locator("button:enabled", has_text=re.compile(r"^\s*end\s*$"))).to_be_focused()
+    expect_focused(page, cell.locator("button:enabled", has_text=re.compile(r"^\s*end\s*$")))
     page.keyboard.press("Enter")
     expect(cell.get_by_role("alert").filter(has_text="ended")).to_have_count(1)
     expect(output(cell)).to_contain_text("fixed: True", timeout=REACH_TIMEOUT)

@@ -7,7 +7,7 @@ import asyncio
 import ipywidgets
 import pytest
 
-from nano.askers import WidgetAsker
+from nano.askers import FOCUS_FALLBACK, WidgetAsker
 
 
 class Question:
@@ -37,7 +37,7 @@ def question(monkeypatch):
     ipywidgets.Widget.on_widget_constructed(None)
 
 
-def test_the_focus_goes_to_n_once_its_view_is_drawn_and_never_again(question):
+def test_the_focus_goes_to_n_when_its_view_is_drawn_and_not_on_a_timer(question):
     async def front_end(buttons):
         no = buttons["n"]
         await asyncio.sleep(2)  # a busy machine: nothing drawn for two seconds
@@ -45,14 +45,28 @@ def test_the_focus_goes_to_n_once_its_view_is_drawn_and_never_again(question):
         no._view_count = 1
         await asyncio.sleep(0.3)
         assert question.focused == ["n"]
-        for count in (2, 1, 0, 1):  # a second view, both closed, one drawn again
-            no._view_count = count
-        await asyncio.sleep(2)  # the student moves to y meanwhile: nothing pulls them back
+        no._view_count = 2  # a second view of the same question: the first keeps the focus
+        await asyncio.sleep(FOCUS_FALLBACK)  # the student moves to y meanwhile: nothing pulls them back
         assert question.focused == ["n"]
+        no._view_count = 0  # both closed (the output drawn again), and one drawn anew
+        no._view_count = 1
+        await asyncio.sleep(0.3)
+        assert question.focused == ["n", "n"], "a view drawn anew did not take the focus"
         buttons["y"].click()
 
     assert asyncio.run(ask(question, front_end)) == "y"
     assert question.buttons["n"].disabled and question.buttons["y"].disabled
+
+
+def test_a_front_end_that_counts_no_views_still_gets_the_focus_once(question):
+    async def front_end(buttons):
+        await asyncio.sleep(FOCUS_FALLBACK + 0.3)
+        assert question.focused == ["n"]
+        await asyncio.sleep(FOCUS_FALLBACK)
+        assert question.focused == ["n"]
+        buttons["n"].click()
+
+    assert asyncio.run(ask(question, front_end)) == "n"
 
 
 def test_an_answer_given_before_the_view_is_counted_takes_no_focus(question):
