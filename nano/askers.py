@@ -123,7 +123,9 @@ class WidgetAsker:
         # resent on a timer: a student who has moved from n to y would be pulled back. Should no
         # count come at all within FOCUS_FALLBACK seconds, the focus is sent once anyway.
         def drawn(change: dict) -> None:
-            if change["new"] and not change["old"]:
+            if answer.done():  # answered: a view drawn later (the notebook reopened) asks nothing
+                first.unobserve(drawn, "_view_count")
+            elif change["new"] and not change["old"]:
                 loop.call_soon_threadsafe(loop.call_later, 0.1, take_focus)
 
         def take_focus(fallback: bool = False) -> None:

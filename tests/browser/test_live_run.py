@@ -3,8 +3,9 @@
 JupyterLab starts with ANTHROPIC_API_KEY set and ANTHROPIC_BASE_URL pointing at nano.server's
 MessagesServer, which plays the Celsius replies, so the notebook runs in LIVE mode: the real SDK,
 the reference nano, and a WidgetAsker text box. The request is typed key by key (not pasted) and
-sent with Enter or with the send button, a follow-up request with the other, and the test checks
-what the server received, the gate, the file the session fixed and the end button.
+sent with the send button, a follow-up request with Enter (and, in the keyboard test, both with
+Enter and no click at all), and the tests check what the server received, the gate, the file the
+session fixed and the end button.
 
 Run them with `pytest tests/browser -k live`; they need Debian's Chromium and Playwright.
 """
@@ -31,14 +32,13 @@ TRACE = json.loads(Path(__file__).resolve().parents[2].joinpath("fixtures", "cel
                    .read_text(encoding="utf-8"))
 FOLLOW_UP = "Thanks. Which line did you change, in one sentence?"
 FOLLOW_UP_ANSWER = "Line 3: the fraction is now 9/5, the right way up."
-WAYS = ["Enter", "send"]  # how the Celsius request is sent; the follow-up goes the other way
 
 
 @pytest.fixture(scope="module")
 def model_server():
     """The local Messages API: each test's session gets the three Celsius replies and one more."""
     session = [*TRACE["replies"], reply(text(FOLLOW_UP_ANSWER))]
-    with MessagesServer(session * (len(WAYS) + 1), api_key=KEY) as server:  # and the keyboard's
+    with MessagesServer(session * 2, api_key=KEY) as server:  # the typed test's, the keyboard's
         yield server
 
 
@@ -73,10 +73,10 @@ def type_request(cell, words: str, way: str) -> None:
     expect(cell.locator(".widget-html-content", has_text=f"→ {words}")).to_have_count(1)
 
 
-@pytest.mark.parametrize("way", WAYS)
-def test_lecture_06_live_run_typed(page, shots, lab, model_server, way, tmp_path):
-    """Typed requests reach nano whole; y fixes the scratch copy; end closes the session; axe-core
-    finds nothing in nano's widgets while the gate asks."""
+def test_lecture_06_live_run_typed(page, shots, lab, model_server, tmp_path):
+    """Typed requests reach nano whole, the first sent with the send button, the follow-up with
+    Enter (the keyboard test below sends both with Enter); y fixes the scratch copy; end closes the
+    session; axe-core finds nothing in nano's widgets while the gate asks."""
     from tests.browser import axe
 
     original = (lab.workspace / "fixtures" / "convert.py").read_text(encoding="utf-8")
@@ -89,7 +89,7 @@ def test_lecture_06_live_run_typed(page, shots, lab, model_server, way, tmp_path
     expect(output(mode)).to_contain_text("mode: LIVE, against the real API", timeout=REACH_TIMEOUT)
 
     cell = cell_printing(page, "LIVE RUN:", timeout=REACH_TIMEOUT)
-    type_request(cell, TRACE["request"], way)
+    type_request(cell, TRACE["request"], "send")
 
     yes = cell.get_by_role("button", name="y", exact=True)
     expect(yes).to_be_enabled(timeout=REACH_TIMEOUT)
@@ -99,7 +99,7 @@ def test_lecture_06_live_run_typed(page, shots, lab, model_server, way, tmp_path
     assert len(waiting) == 1, f"expected one scratch copy waiting for the gate, found {waiting}"
     kept = tmp_path / "convert.py"
     os.link(waiting[0], kept)  # the scratch folder goes when the cell ends; the link keeps its file
-    shots(f"typed-{way}-gate-asks", show=yes)
+    shots("typed-gate-asks", show=yes)
     found = axe.audit(page, ".nano-ask")
     assert not found, axe.explain(found)
     yes.click()
@@ -112,14 +112,14 @@ def test_lecture_06_live_run_typed(page, shots, lab, model_server, way, tmp_path
     answered = output(cell).locator(".jp-OutputArea-output", has_text=TRACE["replies"][-1]["content"][0]["text"][:40])
     for element in (box, answered.last):
         assert wait_for_nothing_hidden(element) == "", f"after y: {out_of_sight(element)}"
-    type_request(cell, FOLLOW_UP, "send" if way == "Enter" else "Enter")
+    type_request(cell, FOLLOW_UP, "Enter")
     expect(output(cell)).to_contain_text(FOLLOW_UP_ANSWER, timeout=REACH_TIMEOUT)
     last_box = cell.locator(".widget-text input:enabled")
     expect(last_box).to_have_count(1, timeout=REACH_TIMEOUT)
     follow_up = output(cell).locator(".jp-OutputArea-output", has_text=FOLLOW_UP_ANSWER)
     for element in (follow_up.last, last_box):
         assert wait_for_nothing_hidden(element) == "", f"second turn: {out_of_sight(element)}"
-    shots(f"typed-{way}-follow-up-answered")  # as the student sees it, not scrolled by the test
+    shots("typed-follow-up-answered")  # as the student sees it, not scrolled by the test
     end = cell.locator("button:enabled", has_text=re.compile(r"^\s*end\s*$"))
     expect(end).to_have_count(1, timeout=REACH_TIMEOUT)
     end.click()
@@ -129,7 +129,7 @@ def test_lecture_06_live_run_typed(page, shots, lab, model_server, way, tmp_path
         expect(output(cell)).to_contain_text(line)
     assert kept.read_text(encoding="utf-8") == original.replace(BUG, FIX)
     assert (lab.workspace / "fixtures" / "convert.py").read_text(encoding="utf-8") == original
-    shots(f"typed-{way}-ended", show=output(cell), align="end")
+    shots("typed-ended", show=output(cell), align="end")
 
     sent = [r.body for r in model_server.requests[first:]]
     assert [r.status for r in model_server.requests[first:]] == [200] * 4, \

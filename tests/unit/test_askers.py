@@ -56,6 +56,9 @@ def test_the_focus_goes_to_n_when_its_view_is_drawn_and_not_on_a_timer(question)
 
     assert asyncio.run(ask(question, front_end)) == "y"
     assert question.buttons["n"].disabled and question.buttons["y"].disabled
+    no = question.buttons["n"]
+    no._view_count, no._view_count = 0, 1  # the notebook reopened, its loop long gone: nothing asked
+    assert question.focused == ["n", "n"]
 
 
 def test_a_front_end_that_counts_no_views_still_gets_the_focus_once(question):
