@@ -150,7 +150,7 @@ def test_lecture_06_live_run_by_keyboard_alone(page, shots, lab, model_server, t
     original = (lab.workspace / "fixtures" / "convert.py").read_text(encoding="utf-8")
     first = len(model_server.requests)
     open_notebook(page, lab, shots, "06-repl.ipynb")
-    run_all_by_keyboard(page)
+    run_all_by_keyboard(page, lab, "06-repl.ipynb")
     cell = cell_printing(page, "LIVE RUN:", timeout=REACH_TIMEOUT)
     box = cell.locator(".widget-text input:enabled")
     expect_focused(page, box, timeout=REACH_TIMEOUT)
