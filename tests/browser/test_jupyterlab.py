@@ -86,11 +86,10 @@ def run_all_by_keyboard(page, lab, notebook: str) -> None:
 
     Run All moves the focus itself: to the notebook's last cell, which it makes the active one,
     when the notebook's activation is handled, a frame or more later. On a busy machine that can
-    come seconds after Run All, after the
-    first question has been drawn and has taken the focus, which JupyterLab then takes from it
-    (seen on CI; docs/accessibility.md). So the notebook's kernel is held busy (HOLD) until
-    JupyterLab has moved the focus to the last cell, as a slower kernel would be, and the tests
-    check what a question does with the focus after that."""
+    come seconds after Run All, after the first question has been drawn and has taken the focus,
+    which JupyterLab then takes from it (seen on CI; docs/accessibility.md). So the notebook's
+    kernel is held busy (HOLD) until JupyterLab has moved the focus to the last cell, as a slower
+    kernel would be, and the tests check what a question does with the focus after that."""
     release = lab.tmpdir / "nano-hold-kernel"  # the kernel's TMPDIR: HOLD waits for this file
     release.unlink(missing_ok=True)
     client = held_kernel(lab, notebook)
