@@ -106,13 +106,12 @@ def run(name: str, function: Callable, quiet: bool = False) -> Outcome:
 def execute(function: Callable, quiet: bool = False) -> None:
     """Call `function` in a new empty folder (on an event loop of its own if it is a coroutine
     function), with stderr shown as stdout, or with both thrown away when `quiet`."""
-    from nano.testing import no_stderr, scratch_dir
+    from nano.testing import no_stderr, scratch_dir, written_to
 
     output = contextlib.ExitStack()
     if quiet:
         sink = io.StringIO()
-        output.enter_context(contextlib.redirect_stdout(sink))
-        output.enter_context(contextlib.redirect_stderr(sink))
+        output.enter_context(written_to(sink, sink))
     else:
         output.enter_context(no_stderr())
     with scratch_dir(), output:

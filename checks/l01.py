@@ -45,12 +45,17 @@ def judge_warmup(inputs, seen):
     except (SyntaxError, ValueError, TypeError, RecursionError, MemoryError):
         tree = ast.Module(body=[], type_ignores=[])
     functions = [node for node in tree.body
-                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "warmup"]
+                 if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "warmup"
+                 or isinstance(node, ast.Assign) and isinstance(node.value, ast.Lambda)
+                 and any(isinstance(target, ast.Name) and target.id == "warmup" for target in node.targets)]
     if not functions:
         yield "warmup() must be defined in nano/protocol.py (section 8)"
         return
     function = functions[-1]
-    body = function.body[1:] if ast.get_docstring(function) is not None else function.body
+    if isinstance(function, ast.Assign):  # warmup = lambda: ...: its body is the one expression
+        body = [ast.Return(value=function.value.body)]
+    else:
+        body = function.body[1:] if ast.get_docstring(function) is not None else function.body
     nodes = [node for statement in body for node in ast.walk(statement)]
     literals = [node.value for node in nodes if isinstance(node, ast.Constant)]
     if any((isinstance(v, (int, float, complex)) and not isinstance(v, bool) and v == 61001)
@@ -59,7 +64,7 @@ def judge_warmup(inputs, seen):
         yield "warmup() must compute 61001 as arithmetic, e.g. 61 * 1000 + 1, not write the literal 61001 (section 8)"
     if any(isinstance(node, ast.Return) and isinstance(node.value, ast.Constant) for node in nodes):
         yield "warmup() must return an arithmetic expression, not a constant (section 8)"
-    if not any(isinstance(node, ast.BinOp) for node in nodes):
+    if not any(isinstance(node, (ast.BinOp, ast.AugAssign)) for node in nodes):
         yield "warmup() must compute 61001 with arithmetic operators, e.g. 61 * 1000 + 1 (section 8)"
 
 

@@ -23,9 +23,9 @@ KNOWN = ["read_file", "list_files", "write_file", "edit_file", "bash"]
 
 def no_fence(subject):
     """Lecture 03's fence out of the way for this rule: nano.tools.inside_project becomes
-    pathlib.Path, which lets every path through (and gives a Path, as the fence does), so that a
-    fence not yet written, or wrong, cannot cost lecture 02's points."""
-    got = subject.call("pkgutil.resolve_name", "pathlib.Path", keep=True)
+    nano.testing.open_fence, which takes the fence's arguments and gives its absolute path but
+    refuses nothing, so that a fence not yet written, or wrong, cannot cost lecture 02's points."""
+    got = subject.call("pkgutil.resolve_name", "nano.testing.open_fence", keep=True)
     if type(got.get("ref")) is int:
         subject.set("nano.tools.inside_project", Ref(got["ref"]))
 

@@ -30,6 +30,7 @@ from nano.protocol import ProtocolError, check_messages, field
 
 HOST = "127.0.0.1"  # loopback only: nothing outside this machine can reach the server
 MAX_BODY = 4_000_000  # bytes in one request body; a scripted session needs far fewer
+MAX_READ = 256_000_000  # bytes of request bodies one server reads in all; past them, each is refused
 TIMEOUT = 10  # seconds a connection may sit idle before the server drops it
 UPSTREAM_TIMEOUT = 600  # seconds the Recorder waits for the real API, as long as the SDK does
 POLL = 0.02  # seconds between checks for stop(); the standard library's 0.5 makes each stop slow
@@ -302,13 +303,14 @@ class MessagesServer(_Loopback):
     def __init__(self, replies: Iterable[Any] = (), *, api_key: str | None = None,
                  models: Iterable[str] | None = None, expect: Mapping[str, Any] | None = None,
                  conversations: Sequence[list[Any] | None] = (), max_body: int = MAX_BODY,
-                 port: int = 0):
+                 max_read: int = MAX_READ, port: int = 0):
         self.script: list[Any] = [r if isinstance(r, Failure) else _as_json(r) for r in replies]
         self.api_key = api_key
         self.models = None if models is None else set(models)
         self.expect = json.loads(json.dumps(dict(expect or {})))  # tuples become lists, as in JSON
         self.conversations = list(conversations)
-        self.max_body = max_body
+        self.max_body, self.max_read = max_body, max_read
+        self.read = 0  # bytes of request bodies read so far (max_read)
         self.port = port
         self.requests: list[Request] = []
         self.strayed: list[str] = []  # why each request that left the recorded conversation did
@@ -352,9 +354,14 @@ class MessagesServer(_Loopback):
                raw: bytes | None) -> tuple[int, dict[str, str], dict[str, Any]]:
         """The status, extra headers and JSON body the API would send for this request.
 
-        `raw` is None when the body was too large to read. Every call is recorded.
+        `raw` is None when the body was too large to read. Every call is recorded; past MAX_READ
+        bytes of bodies in all (max_read), a body is neither read nor kept, and answered as too large.
         """
         body: Any = None
+        with self._lock:
+            self.read += len(raw or b"")
+            if self.read > self.max_read:
+                raw = None
         if raw:
             try:
                 body = json.loads(raw)

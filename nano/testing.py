@@ -19,6 +19,8 @@ import itertools
 import os
 import sys
 import tempfile
+import threading
+import types
 from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import Any
@@ -222,6 +224,13 @@ async def local_api(replies: Iterable[Any], **options: Any):
                 os.environ[name] = value
 
 
+def open_fence(path: str, root: str = ".") -> Path:
+    """inside_project with the gate open: the absolute path of `path` taken relative to `root`,
+    as the fence gives it, refusing nothing. Lecture 02's checks put it in the fence's place, so
+    that a fence not written yet (lecture 03) costs lecture 02 nothing."""
+    return (Path(root).resolve() / path).resolve()
+
+
 @contextlib.contextmanager
 def no_stderr() -> Iterator[None]:
     """What the code under test writes to stderr (print(..., file=sys.stderr), logging, warnings)
@@ -230,8 +239,59 @@ def no_stderr() -> Iterator[None]:
     nbgrader scores a graded cell that writes to stderr 0, so every graded cell runs your code
     inside this: a progress line or a warning of yours costs nothing, and you still see it.
     """
-    with contextlib.redirect_stderr(sys.stdout):
+    with written_to(sys.stdout, sys.stdout):
         yield
+
+
+@contextlib.contextmanager
+def written_to(stdout, stderr) -> Iterator[None]:
+    """For the length of the block, what the code under test writes to stdout goes to `stdout`
+    and what it writes to stderr to `stderr` (objects with a `write`), however it writes it:
+    print, sys.stdout.write, or a stream it took hold of earlier, even at import (a
+    logging.StreamHandler, functools.partial(print, file=sys.stderr)). The streams themselves
+    are diverted (their `write` replaced: a notebook kernel's streams and a process's own let it
+    be), so that what takes hold of them inside the block holds them, not a buffer of the
+    block's; a stream that does not let it is rebound, as contextlib.redirect_stdout does."""
+    with contextlib.ExitStack() as stack:
+        for name, target in (("stdout", stdout), ("stderr", stderr)):
+            if not stack.enter_context(_diverted(getattr(sys, name), target)):
+                stack.enter_context(contextlib.redirect_stdout(target) if name == "stdout"
+                                    else contextlib.redirect_stderr(target))
+        yield
+
+
+@contextlib.contextmanager
+def _diverted(stream, target) -> Iterator[bool]:
+    """Writes to `stream` go to `target` for the length of the block, if `stream` lets its
+    `write` be replaced: yields whether it did."""
+    plain = getattr(type(stream), "write", None)
+    state = getattr(stream, "__dict__", None)
+    if plain is None or state is None:
+        yield False
+        return
+    inside = threading.local()
+
+    def write(text):
+        if target is stream or getattr(inside, "busy", False):  # no loop back into this stream
+            return plain(stream, text)
+        inside.busy = True
+        try:
+            return target.write(text)
+        finally:
+            inside.busy = False
+    before = state.get("write")
+    try:
+        stream.write = write
+    except (AttributeError, TypeError):
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        if before is None:
+            state.pop("write", None)
+        else:
+            stream.write = before
 
 
 @contextlib.contextmanager
@@ -240,28 +300,38 @@ def stand_in(function, double, also: Iterable[Any] = ()):
     code under test reaches it and however `function` is written.
 
     A plain function's code is swapped for a forwarder's, so every name and every table holding
-    it meets the double, and it keeps its name. Any other `function` has no code to swap (a
-    decorated one's wrapper, a closure, a `functools.partial`, a callable object, a builtin):
-    what it wraps (`__wrapped__`, as functools.wraps sets it) has its code swapped if it can,
-    and every name that holds `function` itself in a module of `nano` (`run_tool` in nano.tools,
-    and in nano.loop after `from nano.tools import run_tool`) or in one of `also` (modules or
+    it meets the double, and it keeps its name; so is a bound method's function, or a callable
+    object's `__call__`, for calls on that one instance (`self.preview(...)`, a table of tool
+    objects). Any other `function` has no code to swap (a decorated one's wrapper, a closure, a
+    `functools.partial`, a builtin): what it wraps (`__wrapped__`, as functools.wraps sets it, or
+    the function a wrapper made without it closes over) has its code swapped if it can, and
+    every name that holds `function` itself in a module of `nano` (`run_tool` in nano.tools, and
+    in nano.loop after `from nano.tools import run_tool`) or in one of `also` (modules or
     classes) is bound to a forwarder with its name and docstring. All is put back at the end.
 
     `double` may be a plain or a coroutine function: where `function` is awaited, what `double`
     returns is awaited if it can be.
     """
-    swapped = next((f for f in _wrapped(function) if _can_swap(f)), None)
+    holders = [m for name, m in list(sys.modules.items()) if name == "nano" or name.startswith("nano.")]
+    holders = [*holders, *also]
+    names = {name for holder in holders for name, value in list(vars(holder).items()) if value is function}
+    swapped, owner = next(((f, o) for f, o in _targets(function, names) if _can_swap(f)), (None, None))
     saved = None if swapped is None else (swapped.__code__, swapped.__defaults__, swapped.__kwdefaults__)
     bound: list[tuple[Any, str]] = []
     try:
         if swapped is not None:
-            forward = _forwarder(double, inspect.iscoroutinefunction(swapped))
+            original = None
+            if owner is not None:  # a method: other instances of its class keep their own code
+                original = types.FunctionType(swapped.__code__, swapped.__globals__, swapped.__name__,
+                                              swapped.__defaults__)
+                original.__kwdefaults__ = swapped.__kwdefaults__
+            forward = _forwarder(double, inspect.iscoroutinefunction(swapped), owner, original)
             swapped.__code__ = forward.__code__
             swapped.__defaults__, swapped.__kwdefaults__ = forward.__defaults__, forward.__kwdefaults__
         if swapped is not function:  # its names must be rebound: to a forwarder that looks like it
-            forward = functools.update_wrapper(_forwarder(double, _asynchronous(function)), function, updated=())
-            holders = [m for name, m in list(sys.modules.items()) if name == "nano" or name.startswith("nano.")]
-            for holder in [*holders, *also]:
+            forward = functools.update_wrapper(_forwarder(double, _asynchronous(function, names)), function,
+                                               updated=())
+            for holder in holders:
                 for name, value in list(vars(holder).items()):
                     if value is function:
                         setattr(holder, name, forward)
@@ -274,13 +344,41 @@ def stand_in(function, double, also: Iterable[Any] = ()):
             swapped.__code__, swapped.__defaults__, swapped.__kwdefaults__ = saved
 
 
-def _wrapped(function) -> Iterator[Any]:
-    """`function`, then what it wraps (`__wrapped__`, as functools.wraps sets it), and so on."""
+def _targets(function, names=()) -> Iterator[tuple[Any, Any]]:
+    """(a function whose code a forwarder's could replace, the instance it serves, or None):
+    for `function` and each callable it wraps (`_wrapped`), the callable itself, or for a bound
+    method its function, or for a callable object its class's `__call__`."""
+    for f in _wrapped(function, names):
+        if inspect.ismethod(f):
+            yield f.__func__, f.__self__
+        elif inspect.isfunction(f):
+            yield f, None
+        elif not isinstance(f, type) and inspect.isfunction(getattr(type(f), "__call__", None)):
+            yield type(f).__call__, f
+
+
+def _wrapped(function, names=()) -> Iterator[Any]:
+    """`function`, then what it wraps, and so on: `__wrapped__`, as functools.wraps sets it, or,
+    for a wrapper made without it, the function it closes over: the one named as the wrapper is
+    known (`names`, or its own name), or the only one."""
     seen = set()
     while function is not None and id(function) not in seen:
         seen.add(id(function))
         yield function
-        function = getattr(function, "__wrapped__", None)
+        inner = getattr(function, "__wrapped__", None)
+        if inner is None and inspect.isfunction(function) and function.__closure__:
+            held = []
+            for cell in function.__closure__:
+                try:
+                    value = cell.cell_contents
+                except ValueError:  # a cell not filled yet
+                    continue
+                if callable(value) and not isinstance(value, type) and id(value) not in seen:
+                    held.append(value)
+            known = {*names, function.__name__}
+            named = [f for f in held if getattr(f, "__name__", None) in known]
+            inner = named[0] if named else held[0] if len(held) == 1 else None
+        function = inner
 
 
 def _can_swap(function) -> bool:
@@ -288,16 +386,30 @@ def _can_swap(function) -> bool:
     return inspect.isfunction(function) and not function.__code__.co_freevars
 
 
-def _asynchronous(function) -> bool:
+def _asynchronous(function, names=()) -> bool:
     """Whether the code under test awaits what `function` returns, as far as can be told."""
     return any(inspect.iscoroutinefunction(f) or inspect.iscoroutinefunction(getattr(type(f), "__call__", None))
-               for f in _wrapped(function))
+               for f in _wrapped(function, names))
 
 
-def _forwarder(double, asynchronous: bool):
+def _forwarder(double, asynchronous: bool, owner=None, original=None):
     """A function that passes its call on to `double`. Its code reaches nothing but its own
-    defaults, so that it still works swapped into a function whose globals are another module's."""
-    if asynchronous:
+    defaults, so that it still works swapped into a function whose globals are another module's.
+    With an `owner`, it is a method's: a call on `owner` goes to `double` without the instance,
+    a call on any other instance to `original`, the method's own code."""
+    if owner is not None and asynchronous:
+        async def forward(self, *args, _double=double, _owner=owner, _original=original,
+                          _awaitable=inspect.isawaitable, **kwargs):
+            if self is not _owner:
+                return await _original(self, *args, **kwargs)
+            result = _double(*args, **kwargs)
+            return await result if _awaitable(result) else result
+    elif owner is not None:
+        def forward(self, *args, _double=double, _owner=owner, _original=original, **kwargs):
+            if self is not _owner:
+                return _original(self, *args, **kwargs)
+            return _double(*args, **kwargs)
+    elif asynchronous:
         async def forward(*args, _double=double, _awaitable=inspect.isawaitable, **kwargs):
             result = _double(*args, **kwargs)
             return await result if _awaitable(result) else result

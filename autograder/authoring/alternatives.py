@@ -656,4 +656,88 @@ def _repair(messages: list[MessageParam]) -> None:
                 '        messages.append({"role": "user", "content": [{"type": "text", "text": line}]})\n',
                 "the API takes a user turn as a string or as text blocks; the recorded replay and exact "
                 "comparisons may expect the string", contested=True),
+    # Issue 32's new shapes (a held stream, a wrapper without wraps, methods, the fence by name,
+    # a relative import, arithmetic in steps)
+    Alternative("warmup_in_augmented_steps", "01", "nano/protocol.py", "    return 61 * 1000 + 1\n", '''\
+    total = 61
+    total *= 1000
+    total += 1
+    return total
+''', "augmented assignments are arithmetic operators on 61 and 001"),
+    Alternative("warmup_as_a_lambda", "01", "nano/protocol.py", "def warmup() -> int:\n",
+                "warmup = lambda: 61 * 1000 + 1  # noqa: E731\n\n\ndef _first_warmup() -> int:\n",
+                "a lambda bound to the name is a function warmup() that returns the arithmetic"),
+    Alternative("read_file_logs_through_a_handler_it_keeps", "02", "nano/tools.py",
+                "    inside_project(path)\n" + READ_FILE, '''\
+    import logging
+
+    log = logging.getLogger("nano.tools.read")
+    if not log.handlers:  # made once, at the first call: it holds the stderr of that moment
+        log.addHandler(logging.StreamHandler())
+        log.setLevel(logging.INFO)
+        log.propagate = False
+    log.info("read_file %s", path)
+    inside_project(path)
+''' + READ_FILE, "a log line on stderr, through a handler that keeps the stream it was made with; the text is unchanged"),
+    Alternative("read_file_takes_the_fenced_path_by_name", "02", "nano/tools.py",
+                "    inside_project(path)\n" + READ_FILE,
+                "    file = inside_project(path=path, root=os.getcwd())\n" + READ_FILE.removeprefix("    file = Path(path)\n"),
+                "the fence's arguments by name, its root the working directory: the path it returns is the file"),
+    Alternative("write_file_noted_by_a_partial_made_at_import", "03", "nano/tools.py",
+                "def write_file(path: str, content: str) -> str:\n", '''\
+import functools  # noqa: E402
+import sys  # noqa: E402
+
+_note = functools.partial(print, file=sys.stderr, flush=True)  # holds the stderr of import time
+
+
+def _noted(function):
+    @functools.wraps(function)
+    def noted(*args, **kwargs):
+        _note(f"nano: {function.__name__} {args[0] if args else kwargs.get('path')}")
+        return function(*args, **kwargs)
+    return noted
+
+
+@_noted
+def write_file(path: str, content: str) -> str:
+''', "a note on stderr before each write, through a stream held since import; what is written and returned is unchanged"),
+    Alternative("gate_as_an_object_whose_confirm_calls_its_preview", "04", "nano/gate.py",
+                '    return answer.strip().lower() in ("y", "yes")\n', '''\
+    return answer.strip().lower() in ("y", "yes")
+
+
+class _Gate:
+    """The gate as one object: confirm asks with its own preview."""
+
+    def __init__(self, show):
+        self.show = show
+
+    def preview(self, name, input):
+        return self.show(name, input)
+
+    async def confirm(self, ask, name, input):
+        answer = await ask.question(f"{self.preview(name, input)}\\nAllow {name}? [y/n] ")
+        return answer.strip().lower() in ("y", "yes")
+
+
+_gate = _Gate(preview)
+preview = _gate.preview
+confirm = _gate.confirm
+''', "confirm calls preview(name, input), the very object nano.gate.preview is, through self"),
+    Alternative("call_model_imports_tools_relatively", "05", "nano/model.py",
+                "from nano.tools import TOOLS\n", "from .tools import TOOLS\n",
+                "a relative import inside the package names the same TOOLS"),
+    Alternative("loop_counted_by_a_wrapper_without_wraps", "05", "nano/loop.py",
+                "async def agent_loop(", '''\
+def _counted(function):
+    def counted(*args, **kwargs):
+        counted.calls += 1
+        return function(*args, **kwargs)  # the coroutine, which the caller awaits
+    counted.calls = 0
+    return counted
+
+
+@_counted
+async def agent_loop(''', "awaiting agent_loop(...) awaits the coroutine the plain wrapper returns"),
 ]

@@ -22,6 +22,8 @@ COURSE/checks/<student>.json, and `nano-course replay` runs one again.
 """
 
 import json
+import os
+import re
 import shutil
 import sys
 import tempfile
@@ -45,6 +47,9 @@ PASSED, FAILED, LATE, HELD = "passed", "failed", "late", "held"
 REFERENCE = "reference"  # the student id the reference's draws are made for
 RECORD_LIMIT = 100_000  # characters of one behaviour's inputs, or of what was seen, kept in a record
 MESSAGE_LIMIT = 4_000  # characters of a judge's message kept (a page shows fewer)
+# A hand-in's own modules besides the six (nano/listing.py, say): as many, as large, as the check copies.
+OWN_MODULES, OWN_MODULE_SIZE = 16, 1_000_000
+OWN_MODULE = re.compile(r"nano/[A-Za-z_][A-Za-z0-9_]{0,63}\.py")
 
 
 @dataclass(frozen=True)
@@ -200,7 +205,8 @@ def make_workspace(course: Path, nano_files: Mapping[str, str], dest: Path) -> P
     source = course / "source" / ASSIGNMENT
     shutil.copytree(source, dest, ignore=shutil.ignore_patterns("*.ipynb", "__pycache__", ".ipynb_checkpoints"))
     for name, text in nano_files.items():
-        if name in STUDENT_FILES:
+        # the six, and modules of the hand-in's own; a given module stays the course's
+        if name in STUDENT_FILES or OWN_MODULE.fullmatch(name) and not (dest / name).exists():
             (dest / name).write_text(text, encoding="utf-8")
     return dest
 
@@ -238,11 +244,27 @@ def unchecked(course: Path) -> list[str]:
 
 
 def student_files(workspace: Path) -> tuple[dict[str, str], dict[str, str]]:
-    """(nano files, answer cell sources) of a submission folder, read before any of it runs."""
+    """(nano files, answer cell sources) of a submission folder, read before any of it runs: the
+    six, and up to OWN_MODULES modules of the hand-in's own in nano/ (plain files, each up to
+    OWN_MODULE_SIZE bytes), which a solution may import; make_workspace keeps the given ones."""
     files = {}
     for name in STUDENT_FILES:
         try:
             files[name] = (workspace / name).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            pass
+    try:
+        own = sorted(entry.name for entry in os.scandir(workspace / "nano")
+                     if entry.is_file(follow_symlinks=False) and OWN_MODULE.fullmatch(f"nano/{entry.name}")
+                     and f"nano/{entry.name}" not in STUDENT_FILES)
+    except OSError:
+        own = []
+    for name in own[:OWN_MODULES]:
+        try:
+            with open(workspace / "nano" / name, "rb") as module:
+                data = module.read(OWN_MODULE_SIZE + 1)
+            if len(data) <= OWN_MODULE_SIZE:
+                files[f"nano/{name}"] = data.decode("utf-8")
         except (OSError, UnicodeDecodeError):
             pass
     answers: dict[str, str] = {}

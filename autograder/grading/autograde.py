@@ -210,7 +210,7 @@ def grade_one(job: Job) -> Outcome:
     work = job.private / "submitted" / job.student / course.assignment
     present = [name for name in course.notebooks if (work / f"{name}.ipynb").is_file()]
     settings = kernels.KernelSettings(
-        stderr_path=str(job.private / "kernels.log"),
+        log=kernels.Drain(job.private / "kernels.log"),
         # The kernels' unix sockets: a short path (sun_path holds 107 bytes), bound into the sandbox.
         runtime=None if job.unsafe else Path(tempfile.mkdtemp(prefix="nano-ipc-")),
         notebooks=tuple(f"{name}.ipynb" for name in present),
@@ -226,6 +226,7 @@ def grade_one(job: Job) -> Outcome:
         return _autograde(job, course, config, present, settings, started)
     finally:
         settings.zygotes.close()
+        settings.log.close()
         if settings.runtime is not None:
             bwrap.settle(settings.runtime)
             with contextlib.suppress(OSError):

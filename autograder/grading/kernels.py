@@ -11,10 +11,13 @@ autograde.py imports it in the grading worker, where they run.
 """
 
 import asyncio
+import contextlib
 import copy
 import json
 import os
+import subprocess
 import sys
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -39,6 +42,7 @@ KERNEL_DIED = "DeadKernelError"
 KERNEL_HUNG = "KernelUnresponsive"
 NOT_RUN = "NotRun"
 TOO_LONG = "NotebookTimeLimit"
+LOG_LIMIT = 1_000_000  # bytes of the kernels' own stderr kept in a student's grading log
 
 
 class Zygotes:
@@ -68,16 +72,57 @@ class Trimmed(list):
         return self
 
 
+class Drain:
+    """The kernels' own stderr: a pipe, which a thread copies into `path` up to `limit` bytes,
+    and reads to its end past them. A kernel takes no disk through it: a file it held as its
+    stderr could be grown past any size limit (fallocate with FALLOC_FL_KEEP_SIZE)."""
+
+    def __init__(self, path: Path, limit: int = LOG_LIMIT):
+        reading, self.fd = os.pipe2(os.O_CLOEXEC)
+        self.thread = threading.Thread(target=self._copy, args=(reading, Path(path), limit),
+                                       name="kernels-stderr", daemon=True)
+        self.thread.start()
+
+    @staticmethod
+    def _copy(reading: int, path: Path, limit: int) -> None:
+        kept = 0
+        with open(path, "ab") as log:
+            while chunk := os.read(reading, 1 << 16):
+                if kept < limit:
+                    log.write(chunk[:limit - kept])
+                    log.flush()
+                    kept += len(chunk[:limit - kept])
+        os.close(reading)
+
+    def __deepcopy__(self, memo) -> "Drain":  # shared, not copied, as Zygotes is
+        return self
+
+    def say(self, line: str) -> None:
+        """A line of the grader's own in the log."""
+        with contextlib.suppress(OSError):
+            os.write(self.fd, f"{line}\n".encode())
+
+    def close(self, wait: float = 5.0) -> None:
+        """Let go of this end; the copy ends when the kernels' ends close too."""
+        with contextlib.suppress(OSError):
+            os.close(self.fd)
+        self.thread.join(wait)
+
+
 @dataclass(frozen=True)
 class KernelSettings:
     """What one student's kernels run with: config.GuardedExecute.settings, set by grade_one."""
 
-    stderr_path: str = os.devnull  # the kernels' own stderr: the student's grading log
+    log: Drain | None = field(default=None, compare=False)  # the kernels' own stderr; None: thrown away
     runtime: Path | None = None  # their unix sockets' folder, bound into the sandbox; None: --unsafe
     notebooks: tuple[str, ...] = ()  # the notebooks nbgrader will write in their folder (hidden from them)
     notebook_limit: int = NOTEBOOK_LIMIT  # seconds a notebook may run in all
     zygotes: Zygotes = field(default_factory=Zygotes, compare=False)
     trimmed: "Trimmed" = field(default_factory=lambda: Trimmed(), compare=False)
+
+    def stderr(self) -> int:
+        """What a kernel or zygote gets as its stderr (Popen's stderr=)."""
+        return subprocess.DEVNULL if self.log is None else self.log.fd
 
 
 def _size(msg: dict) -> int:
@@ -121,13 +166,12 @@ class QuietKernelManager(AsyncKernelManager):
             if line is None:
                 kernel_cmd = bwrap.wrap(kernel_cmd, workdir=cwd, writable=[self.settings.runtime],
                                         env=kw.get("env"), hide=shown)
-        with open(self.settings.stderr_path, "ab") as log:
-            kw["stderr"] = log  # the kernel keeps its own copy of the file descriptor
-            try:
-                return await super()._async_launch_kernel(kernel_cmd, **kw)
-            finally:
-                if line is not None:
-                    line.close()
+        kw["stderr"] = self.settings.stderr()  # the kernel gets a copy of the pipe's end
+        try:
+            return await super()._async_launch_kernel(kernel_cmd, **kw)
+        finally:
+            if line is not None:
+                line.close()
 
     def _zygote(self, cwd: Path, shown: list[Path], env, kernel_cmd: list[str]):
         """The student's zygote for a kernel in `cwd` (made on first use: see bwrap.Zygote),
@@ -142,16 +186,15 @@ class QuietKernelManager(AsyncKernelManager):
             return zygotes.zygote
         zygotes.close()
         try:
-            with open(settings.stderr_path, "ab") as log:
-                zygotes.zygote = bwrap.Zygote(cwd, writable=[settings.runtime], env=env, stderr=log,
-                                              hide=sorted({*shown, *(cwd / name for name in settings.notebooks)}))
+            zygotes.zygote = bwrap.Zygote(cwd, writable=[settings.runtime], env=env, stderr=settings.stderr(),
+                                          hide=sorted({*shown, *(cwd / name for name in settings.notebooks)}))
         except RuntimeError as exc:
             self._give_up(exc)
         return zygotes.zygote
 
     def _give_up(self, exc: Exception) -> None:
-        with open(self.settings.stderr_path, "a") as log:
-            print(f"[grading: {exc}; each kernel starts on its own]", file=log)
+        if self.settings.log is not None:
+            self.settings.log.say(f"[grading: {exc}; each kernel starts on its own]")
         self.settings.zygotes.close()
         self.settings.zygotes.usable = False
 
@@ -196,7 +239,8 @@ class GuardedExecute(Execute):
         self._stopped, self._skip, self._restarts = None, set(), 0
         self._stop_kind = NOT_RUN  # or TOO_LONG: the error the cells not run get
         self._deadline = time.monotonic() + self.notebook_limit
-        self._output_left, self._noted, self._stderr_kept = OUTPUT_LIMIT, False, set()
+        self._output_left, self._noted = OUTPUT_LIMIT, False
+        self._kept: set[tuple[int, str]] = set()  # (cell, kind) past the limit: one of each
         path = (resources or {}).get("metadata", {}).get("path")
         try:
             return super().preprocess(nb, resources, km)
@@ -301,15 +345,18 @@ class GuardedExecute(Execute):
             self._noted = True
             cell.outputs.append(NotebookNode(output_type="stream", name="stdout", text=(
                 f"[grading: this notebook's output passed {OUTPUT_LIMIT // 1_000_000} MB;"
-                " only errors, stderr and results are kept from here on, shortened]\n")))
+                " only a cell's first error, stderr and result are kept from here on, shortened]\n")))
+        kept = "stderr" if kind == "stream" and content.get("name") == "stderr" else kind
+        if kept not in ("error", "stderr", "execute_result") or (cell_index, kept) in self._kept:
+            return None  # a cell's first is all its grade needs: more would grow without bound
+        self._kept.add((cell_index, kept))
         if kind == "error":
             cell.outputs.append(error(str(content.get("ename", "Error"))[:200],
                                       str(content.get("evalue", ""))[:2000]))
-        elif kind == "stream" and content.get("name") == "stderr" and cell_index not in self._stderr_kept:
-            self._stderr_kept.add(cell_index)
+        elif kind == "stream":
             cell.outputs.append(NotebookNode(output_type="stream", name="stderr",
                                              text=str(content.get("text", ""))[:2000]))
-        elif kind == "execute_result":
+        else:
             text = str(content.get("data", {}).get("text/plain", ""))[:2000]
             cell.outputs.append(NotebookNode(output_type="execute_result", metadata={},
                                              data={"text/plain": text},

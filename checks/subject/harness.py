@@ -238,8 +238,7 @@ class Subject:
         try:
             with contextlib.ExitStack() as stack:
                 if capture:
-                    stack.enter_context(contextlib.redirect_stdout(out))
-                    stack.enter_context(contextlib.redirect_stderr(err))
+                    stack.enter_context(importlib.import_module("nano.testing").written_to(out, err))
                 value = produce()
             found = {"value": self.plain(value), "type": type(value).__name__}
             if keep or self.named(value) is not None:
@@ -324,8 +323,15 @@ class Subject:
                 os.environ[key] = str(value)
 
     def fresh(self, module: str, name: str):
-        spec = importlib.util.spec_from_file_location(name, importlib.import_module(module).__file__)
+        """A new copy of `module`'s file, imported as `name` in `module`'s package, as an import
+        would: in sys.modules while it runs and until the behaviour ends (code may look itself up
+        there), and its relative imports ("from .tools import TOOLS") found."""
+        package = module.rpartition(".")[0]
+        full = f"{package}.{name}" if package else name
+        spec = importlib.util.spec_from_file_location(full, importlib.import_module(module).__file__)
         copy = importlib.util.module_from_spec(spec)
+        sys.modules[full] = copy
+        self.undo.append(lambda: sys.modules.pop(full, None))
         spec.loader.exec_module(copy)
         return copy
 

@@ -60,8 +60,23 @@ def real(name, input):
     return "real"
 
 
+def counted(function):
+    """A wrapper made without functools.wraps: it closes over the function it counts."""
+    def count(*args, **kwargs):
+        count.calls += 1
+        return function(*args, **kwargs)
+    count.calls = 0
+    return count
+
+
+class Tools:
+    def run_tool(self, name, input):
+        return "real"
+
+
 SHAPES = {"plain": lambda: real, "wraps": lambda: logged(real), "closure": closure,
-          "partial": lambda: functools.partial(lambda prefix, name, input: prefix, "real"), "object": Runner}
+          "partial": lambda: functools.partial(lambda prefix, name, input: prefix, "real"), "object": Runner,
+          "no wraps": lambda: counted(real), "method": lambda: Tools().run_tool}
 
 
 @pytest.mark.parametrize("shape", SHAPES)
@@ -132,6 +147,76 @@ def test_stand_in_awaits_for_a_timed_coroutine_function(monkeypatch):
     with stand_in(nano.model.call_model, lambda messages: "plain"):  # a plain double, awaited all the same
         assert asyncio.run(nano.loop.call_model([])) == "plain"
     assert asyncio.run(nano.loop.call_model([])) == "real"
+
+
+def test_stand_in_reaches_a_method_and_a_callable_object_through_the_instance_alone():
+    """`self.preview(...)` inside a method, and a table of tool objects, meet the double; another
+    instance of the same class keeps its own code."""
+    from nano.testing import stand_in
+
+    class Gate:
+        def preview(self, name, input):
+            return "real"
+
+        def confirm(self, name, input):
+            return self.preview(name, input)
+
+    gate, other = Gate(), Gate()
+    tools = {"run": Runner()}
+    with stand_in(gate.preview, lambda name, input: "double"):
+        assert gate.confirm("bash", {}) == "double" and other.confirm("bash", {}) == "real"
+    with stand_in(tools["run"], lambda name, input: "double"):
+        assert tools["run"]("read_file", {}) == "double" and Runner()("read_file", {}) == "real"
+    assert gate.confirm("bash", {}) == "real" and tools["run"]("read_file", {}) == "real"
+
+
+def test_stand_in_awaits_through_a_plain_wrapper_of_a_coroutine_function(monkeypatch):
+    """A wrapper made without functools.wraps around an async function: the double is awaited."""
+    import nano.loop
+    from nano.testing import stand_in
+
+    async def agent_loop(messages):
+        return "real"
+
+    monkeypatch.setattr(nano.loop, "agent_loop", counted(agent_loop))
+    with stand_in(nano.loop.agent_loop, lambda messages: "double"):
+        assert asyncio.run(nano.loop.agent_loop([])) == "double"
+    assert asyncio.run(nano.loop.agent_loop([])) == "real"
+
+
+def test_what_code_holds_since_import_is_written_where_the_block_says(capsys):
+    """A logging handler and a partial made before the block hold the stream of that moment;
+    written_to reaches them, and no_stderr shows them as ordinary output, not on stderr (which
+    costs a graded cell its points)."""
+    import logging
+    import io
+    from nano.testing import no_stderr, written_to
+
+    note = functools.partial(print, file=sys.stderr)
+    log = logging.getLogger("tests.held")
+    handler = logging.StreamHandler(sys.stderr)
+    log.addHandler(handler)
+    log.propagate = False
+    try:
+        out, err = io.StringIO(), io.StringIO()
+        with written_to(out, err):
+            note("from the partial")
+            log.warning("from the handler")
+            print("printed")
+            late = logging.StreamHandler()  # made inside the block: it holds the stream, not err
+        assert out.getvalue() == "printed\n"
+        assert err.getvalue() == "from the partial\nfrom the handler\n"
+        assert late.stream is sys.stderr
+        capsys.readouterr()
+        with no_stderr():
+            note("noted")
+            log.warning("logged")
+        said = capsys.readouterr()
+        assert said.err == "" and said.out == "noted\nlogged\n"
+        note("after")
+        assert capsys.readouterr().err == "after\n"
+    finally:
+        log.removeHandler(handler)
 
 
 # ---------------------------------------------------------------------------------------------
