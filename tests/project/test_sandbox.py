@@ -557,8 +557,9 @@ def test_a_hostile_class_is_graded_honestly_and_harms_no_one(needs_bwrap, mini_c
     assert not [line for line in hidden if line in seen or json.dumps(line)[1:-1] in seen]
 
     flood = course / "autograded" / "flood-output" / "nano" / "01-mini.ipynb"
-    assert flood.stat().st_size < 3 * worker_output_limit(), "gigabytes printed are not kept"
+    assert flood.stat().st_size < 3 * worker_output_limit(), "gigabytes printed, and 100,000 errors, are not kept"
     assert "output passed" in outputs_text(flood)
+    assert "KERNEL STDERR IS A FILE: False" in outputs_text(flood), "no file of the course's disk to reserve"
     if os.geteuid() == 0:
         assert not unowned_sandboxes(), "a sandbox outlived its kernel and its grading process"
 
