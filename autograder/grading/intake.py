@@ -168,7 +168,7 @@ def _download(entries: list[Path], kind: str, roster: Path | None,
     for group in found.values():
         first = group[0]
         if len(group) == 1:
-            rows.append(HandIn(first.student, first.parts[0][0], parts=first.parts, notes=first.notes))
+            rows.append(HandIn(first.student, first.parts[0][0], first.problem, parts=first.parts, notes=first.notes))
             continue
         who = " and ".join(claim.who for claim in group)
         rows.append(HandIn(first.student, first.parts[0][0], f"duplicate: the class list gives this id to "
