@@ -91,8 +91,9 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
         raise ValueError(f"the time limit must be at least 1 second a cell, not {timeout}")
     if not unsafe and not bwrap.available():
         raise RuntimeError(bwrap.MISSING)
-    with intake.opened(submissions) as folder:
-        hand_ins, notes, unplaced = intake.class_in(folder, roster, shown=submissions)
+    refused: list = []
+    with intake.opened(submissions, refused) as folder:
+        hand_ins, notes, unplaced = intake.class_in(folder, roster, shown=submissions, refused=refused)
         people = rosters.read(roster) if roster is not None else None
         course = course.resolve()
         require(course)

@@ -92,9 +92,16 @@ def read(path: Path, kind: str) -> Entry | None:
     """The entry `path` is in a `kind` download, or None when its name is not one that download gives."""
     if kind == MOODLE and (m := MOODLE_NAME.match(path.name)):
         return Entry(path, m["user"], m["name"], m["file"], text=m["plugin"] != "file")
-    if kind == CANVAS and path.is_file() and (m := CANVAS_NAME.match(path.name)):
+    if kind == CANVAS and not _is_dir(path) and (m := CANVAS_NAME.match(path.name)):
         return Entry(path, m["user"], m["slug"], m["file"], int(m["number"]), bool(m["late"]))
     return None
+
+
+def _is_dir(path: Path) -> bool:
+    try:
+        return path.is_dir()
+    except OSError:  # a name the file system cannot hold: an entry the download could not give
+        return False
 
 
 def ambiguous(path: Path, kind: str) -> bool:
@@ -124,10 +131,12 @@ def layout(paths: list[Path]) -> str | None:
     return MOODLE if either else None
 
 
-def claims(paths: list[Path], kind: str, roster: rosters.Roster) -> tuple[list[Claim], list[str], list[Unplaced]]:
+def claims(paths: list[Path], kind: str, roster: rosters.Roster,
+           refused: list[Unplaced] = ()) -> tuple[list[Claim], list[str], list[Unplaced]]:
     """The students of the `kind` download whose entries are `paths`, mapped through `roster`;
     one line for each entry ignored (Moodle's online text); and each entry that could not be
-    placed, naming the roster's student whose LMS id it carries, if one."""
+    placed, naming the roster's student whose LMS id it carries, if one. An entry `refused` (one
+    the download's zip could not give) refuses its student's hand-in, or is not placed."""
     column = ROSTER_COLUMN[kind]
     lines: list[str] = []
     unplaced: list[Unplaced] = []
@@ -151,11 +160,18 @@ def claims(paths: list[Path], kind: str, roster: rosters.Roster) -> tuple[list[C
                                      person.student_id if person else ""))
             continue
         users.setdefault(found.user, []).append(found)
+    refusals: dict[str, list[str]] = {}  # LMS user -> why entries of theirs were refused
+    for one in refused:
+        if (found := read(Path(one.entry), kind)) is None:
+            unplaced.append(Unplaced(one.entry, one.why, getattr(_carried(roster, column, one.entry), "student_id", "")))
+            continue
+        refusals.setdefault(found.user, []).append(f"{one.entry}: {one.why}")
+        users.setdefault(found.user, []).append(found)
     result: list[Claim] = []
     for user, entries in sorted(users.items()):
         who = f"{kind} user {user} ({entries[0].name})"
-        texts = [e for e in entries if e.text]
-        files = [e for e in entries if not e.text]
+        texts = [e for e in entries if e.text and e.user not in refusals]
+        files = [e for e in entries if not e.text or e.user in refusals]
         for e in texts:
             lines.append(f"ignored: {e.path.name}: {kind}'s online text of {entries[0].name}; nano is graded "
                          "from the files handed in")
@@ -165,6 +181,10 @@ def claims(paths: list[Path], kind: str, roster: rosters.Roster) -> tuple[list[C
         if person is None:
             unplaced.append(Unplaced(f"{who}, {_count(files)}", f"not in the roster {roster.path} (no "
                                      f"{column} {user}, and no one name matches): add them there, then grade again"))
+            continue
+        if user in refusals:
+            result.append(Claim(person.student_id, who, ((files[0].path, ""),), (),
+                                "; ".join(refusals[user]) + ": not graded; hand it in again"))
             continue
         parts, notes, problem = _newest(files, kind)
         result.append(Claim(person.student_id, who, parts, notes, problem))

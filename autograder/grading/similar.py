@@ -95,8 +95,9 @@ def compare(submissions: Path, course: Path, roster: Path | None = None) -> Comp
     window = GUARANTEE - NOISE + 1
     prints: dict[str, dict[str, object]] = {}
     left_out: list[tuple[str, str]] = []
-    with intake.opened(submissions) as folder, tempfile.TemporaryDirectory(prefix="nano-similar-") as tmp:
-        hand_ins, _, unplaced = intake.class_in(folder, roster, shown=submissions)
+    refused: list = []
+    with intake.opened(submissions, refused) as folder, tempfile.TemporaryDirectory(prefix="nano-similar-") as tmp:
+        hand_ins, _, unplaced = intake.class_in(folder, roster, shown=submissions, refused=refused)
         left_out += [(u.entry, u.why) for u in unplaced]
         for hand_in in hand_ins:
             if hand_in.problem:
