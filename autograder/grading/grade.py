@@ -432,8 +432,9 @@ def repair(work: Path, release_dir: Path) -> list[Problem]:
             try:
                 compile(mine.read_bytes(), name, "exec")
                 continue
-            except (SyntaxError, ValueError) as exc:  # the lectures' pages say so where they graded it
-                why = " ".join(str(getattr(exc, "msg", None) or exc).split())[:100]
+            except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:  # the pages say so where graded
+                why = ("nested too deeply for Python to read" if isinstance(exc, (MemoryError, RecursionError))
+                       else " ".join(str(getattr(exc, "msg", None) or exc).split())[:100])
                 where = f"line {exc.lineno}: {why}" if getattr(exc, "lineno", None) else why
                 functions = list(release.STUDENT_FUNCTIONS[name.removeprefix("nano/")])
                 written = ", ".join(functions[:-1]) + " and " * (len(functions) > 1) + functions[-1]
@@ -456,8 +457,9 @@ def restore_test_cells(nb, released) -> tuple[bool, list[tuple[str, str]]]:
         gid = cell.metadata.get("nbgrader", {}).get("grade_id")
         return ("grade_id", gid) if gid else ("id", cell.get("id"))
 
+    said, changed = _odd_metadata(nb, released)
     position = {key(c): i for i, c in enumerate(nb.cells)}
-    said, changed, anchor = [], False, -1
+    anchor = -1
     for cell in released.cells:
         meta = cell.metadata.get("nbgrader", {})
         k = key(cell)
@@ -481,6 +483,27 @@ def restore_test_cells(nb, released) -> tuple[bool, list[tuple[str, str]]]:
             position = {key(c): i for i, c in enumerate(nb.cells)}
             changed = True
     return changed, said
+
+
+def _odd_metadata(nb, released) -> tuple[list[tuple[str, str]], bool]:
+    """Give each cell of `nb` whose nbgrader metadata is not what nbgrader writes (not a dict, a
+    grade_id that is not text) the metadata of the release's cell of its id, as an edited test
+    cell, or none (then it is the student's own cell); return what was said and whether `nb` changed."""
+    by_id = {c.get("id"): c for c in released.cells if c.get("id")}
+    said, changed = [], False
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if isinstance(meta, dict) and isinstance(meta.get("grade_id", ""), str):
+            continue
+        original = by_id.get(cell.get("id"))
+        if original is not None and "nbgrader" in original.metadata:
+            cell.metadata["nbgrader"] = copy.deepcopy(original.metadata["nbgrader"])
+            grade_id = original.metadata["nbgrader"].get("grade_id", "")
+            said.append((grade_id, f"cell {grade_id} had its nbgrader metadata edited (restored)"))
+        else:
+            del cell.metadata["nbgrader"]
+        changed = True
+    return said, changed
 
 
 # ---------------------------------------------------------------------------------------------

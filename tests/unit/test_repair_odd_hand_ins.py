@@ -1,0 +1,40 @@
+"""The repairs before grading take whatever a hand-in's files hold as the hand-in's: a nano/*.py
+nested too deeply for Python to compile does not parse, and nbgrader metadata of odd types is an
+edited cell, never an exception the grader is blamed for."""
+
+import nbformat
+
+from autograder.authoring import release
+from autograder.grading import grade
+
+
+def test_a_nano_file_nested_too_deeply_to_compile_does_not_parse(tmp_path):
+    given, work = tmp_path / "release", tmp_path / "work"
+    for name in release.STUDENT_FILES:
+        for folder in (given, work):
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            (folder / name).write_text("x = 1\n")
+    (work / "nano" / "tools.py").write_text("x = " + "-" * 100_000 + "1\n")
+    (work / "nano" / "gate.py").write_text("x = 1" + "+1" * 1_000_000 + "\n")
+    said = [str(p) for p in grade.repair(work, given)]
+    assert [line.split(" (")[0] for line in said] == ["nano/tools.py does not parse", "nano/gate.py does not parse"]
+    assert all("nested too deeply for Python to read" in line for line in said)
+    assert (work / "nano" / "tools.py").read_text() == "x = 1\n", "graded as its stub"
+
+
+def notebook(*metadata) -> nbformat.NotebookNode:
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [nbformat.v4.new_code_cell(f"assert {i}", id=f"cell-{i}", metadata=m) for i, m in enumerate(metadata)]
+    return nb
+
+
+def test_nbgrader_metadata_of_odd_types_is_an_edited_cell(tmp_path):
+    test = {"grade": True, "solution": False, "grade_id": "t0", "points": 1, "locked": True}
+    other = {"grade": True, "solution": False, "grade_id": "t1", "points": 1, "locked": True}
+    released = notebook({"nbgrader": test}, {"nbgrader": other}, {})
+    mine = notebook({"nbgrader": "not a dict"}, {"nbgrader": {**other, "grade_id": ["t1"]}}, {"nbgrader": 7})
+    changed, said = grade.restore_test_cells(mine, released)
+    assert changed
+    assert [cell.metadata.get("nbgrader") for cell in mine.cells] == [test, other, None]
+    assert said == [("t0", "cell t0 had its nbgrader metadata edited (restored)"),
+                    ("t1", "cell t1 had its nbgrader metadata edited (restored)")]
