@@ -242,24 +242,27 @@ def _grade_all(hand_ins, notes, course: Path, echo, *, workers, timeout, feedbac
         from autograder.grading import exchange
 
         exchange.place_feedback(course, [g.student for g in ordered], echo)
-    left = left_out(unplaced, people, everyone)
+    left = left_out(unplaced, people, everyone, failed)
     write_left_out(left, course / LEFT_OUT)
     for line in closing(ordered, failed, left):
         echo(line)
     return ordered + failed
 
 
-def left_out(unplaced, people: rosters.Roster | None, everyone: list[Grade]) -> list[LeftOut]:
+def left_out(unplaced, people: rosters.Roster | None, everyone: list[Grade], failed: list[Grade] = ()) -> list[LeftOut]:
     """What a run leaves without a grade, and why: each entry of the hand-ins that became no
     student's (`unplaced`), then each student of the roster `people` whom grades.csv (the
-    whole class, `everyone`) does not list."""
+    whole class, `everyone`) does not list: one the grader failed on (`failed`) as such."""
     found = [LeftOut(NOT_PLACED, u.entry, u.student, u.why) for u in unplaced]
     listed = {g.student.lower() for g in everyone}
+    grader = {g.student.lower() for g in failed}
     for person in people.people if people is not None else ():
         if person.student_id.lower() in listed:
             continue
         theirs = [u.entry for u in unplaced if u.student == person.student_id]
-        why = (f"{' and '.join(theirs)} carries their id but was not placed (see why at its entry)" if theirs
+        why = ("grading failed, the grader's failure and not the hand-in's: grade again"
+               if person.student_id.lower() in grader
+               else f"{' and '.join(theirs)} carries their id but was not placed (see why at its entry)" if theirs
                else "nothing in the hand-ins is theirs: not handed in, or under a name no one could place")
         found.append(LeftOut(NO_GRADE, "", person.student_id, why, person.name))
     return found

@@ -280,6 +280,10 @@ def test_the_run_lists_what_it_left_out_and_whom_the_roster_has_with_no_grade(tm
     assert results.read_left_out(tmp_path) == left
     assert grade.closing(graded, [], [])[-1] == ("4 hand-ins: 4 graded, 0 not graded (no grade in grades.csv); "
                                                  "0 entries not placed; 0 students of the roster with no grade")
+    failed = results.Grade("ghost", {"01": 0.0}, (results.problem("OSError: ...", "failed"),), graded=False)
+    [*_, ghost] = grade.left_out(unplaced, people, [*graded, refused], [failed])
+    assert str(ghost) == ("no grade: ghost (Ghost Writer), in the roster: grading failed, the grader's failure "
+                          "and not the hand-in's: grade again"), "not 'not handed in'"
 
 
 def test_a_moodle_download_is_mapped_by_participant_or_by_a_name_with_a_comma(tmp_path, roster_file):
