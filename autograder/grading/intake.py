@@ -386,11 +386,30 @@ def copy_clean(src: Path, dest: Path, max_bytes: int = MAX_BYTES, max_files: int
     A hand-in's tree is walked without recursion (trees.py): one nested past TREE_DEPTH levels or
     holding more than `max_files` files is refused before anything is copied. What is copied is
     counted in `budget`, if given."""
+    skipped, count, total = measure(src, max_bytes, max_files)
+    dest.mkdir(parents=True, exist_ok=True)
+    into = os.open(dest, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        trees.copy(src, into, _wanted, inside=_not_junk)
+    finally:
+        os.close(into)
+    if budget is not None:
+        budget.files += count
+        budget.bytes += total
+    return [f"ignored symbolic link {name}" for name in skipped]
+
+
+def measure(src: Path, max_bytes: int = MAX_BYTES, max_files: int = MAX_FILES,
+            everything: bool = False) -> tuple[list[str], int, int]:
+    """The entries of the workspace `src` that are neither folders nor regular files (links,
+    FIFOs), and how many files and bytes it holds, walked without recursion (trees.py), junk left
+    out unless `everything`; IntakeError for a tree nested past TREE_DEPTH levels, or holding
+    more than `max_files` files or `max_bytes`."""
     total, count, skipped, largest = 0, 0, [], (0, "")
 
-    def measure(entry: trees.Entry) -> None:
+    def visit(entry: trees.Entry) -> None:
         nonlocal total, count, largest
-        if not _wanted(entry.path) or stat.S_ISDIR(entry.info.st_mode):
+        if not (everything or _wanted(entry.path)) or stat.S_ISDIR(entry.info.st_mode):
             return
         shown = trees.escaped("/".join(entry.path))
         if not stat.S_ISREG(entry.info.st_mode):
@@ -402,24 +421,15 @@ def copy_clean(src: Path, dest: Path, max_bytes: int = MAX_BYTES, max_files: int
         if count > max_files:
             raise IntakeError(f"holds more than the limit of {max_files} files: not graded")
 
-    passed = trees.walk(src, measure, trees.Bounds(entries=max(trees.Bounds().entries, 4 * max_files)),
-                        inside=_not_junk)
+    passed = trees.walk(src, visit, trees.Bounds(entries=max(trees.Bounds().entries, 4 * max_files)),
+                        inside=None if everything else _not_junk)
     if passed:
         raise IntakeError(f"holds {passed}: not graded; hand in the workspace without them")
     if total > max_bytes:
         raise IntakeError(f"larger than the limit of {max_bytes // 1_000_000} MB ({total / 1e6:.1f} MB; its "
                           f"largest file: {largest[1]}, {largest[0] / 1e6:.1f} MB): not graded; hand in "
                           "without what does not belong in the workspace")
-    dest.mkdir(parents=True, exist_ok=True)
-    into = os.open(dest, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        trees.copy(src, into, _wanted, inside=_not_junk)
-    finally:
-        os.close(into)
-    if budget is not None:
-        budget.files += count
-        budget.bytes += total
-    return [f"ignored symbolic link {name}" for name in skipped]
+    return skipped, count, total
 
 
 def _not_junk(entry: trees.Entry) -> bool:
@@ -546,7 +556,11 @@ def stage(hand_in: HandIn, dest: Path) -> list[str]:
             return notes + _replace(workspace_root(Path(tmp, "workspace")), dest)
     if hand_in.source.is_dir():
         root = workspace_root(hand_in.source)
-        if root.resolve() == dest.resolve():
+        if root.resolve() == dest.resolve():  # graded as it is, so measured as a copy would be
+            odd = measure(dest, everything=True)[0]
+            if odd:
+                raise IntakeError(f"holds {odd[0]}, neither a folder nor a regular file (a link, a FIFO): not "
+                                  "graded; hand in without it")
             _stamp(dest, kept=True)
             return []
         return _replace(root, dest)

@@ -140,3 +140,17 @@ def test_nbgraders_own_files_in_a_hand_in_are_left_out_and_the_hand_in_is_stampe
         dest = staged(hand_in, tmp_path)
         assert (dest / "timestamp.txt").read_text() != "not a time"
         assert not (dest / "submission_secret.txt").exists()
+
+
+def test_a_hand_in_graded_in_place_is_measured_as_a_copy_would_be(tmp_path):
+    dest = tmp_path / "course" / "submitted" / "eve" / "nano"
+    (dest / "nano").mkdir(parents=True)
+    (dest / "01-shape-of-an-agent.ipynb").write_text("{}")
+    os.mkfifo(dest / "nano" / "pipe")  # copying the hand-in for grading would block on it
+    with pytest.raises(intake.IntakeError, match="^holds nano/pipe, neither a folder nor a regular file"):
+        intake.stage(intake.HandIn("eve", dest.parent), dest)
+    (dest / "nano" / "pipe").unlink()
+    with open(dest / ".ipynb_checkpoints", "wb") as sparse:  # junk is copied too, so counted here
+        sparse.truncate(4 << 30)
+    with pytest.raises(intake.IntakeError, match=r"^larger than the limit of 50 MB"):
+        intake.stage(intake.HandIn("eve", dest.parent), dest)
