@@ -408,7 +408,10 @@ def repair(work: Path, release_dir: Path) -> list[Problem]:
             problems.append(problem(f"notebook {released.name} missing (scores 0)", records.REPAIRED, number))
             continue
         try:
-            json.loads(mine.read_text(encoding="utf-8"))
+            data = mine.read_bytes()
+            if (values := json_values(data, limits.MAX_NOTEBOOK_VALUES)) > limits.MAX_NOTEBOOK_VALUES:
+                raise ValueError(f"{values:,} JSON values, more than the limit of {limits.MAX_NOTEBOOK_VALUES:,}")
+            json.loads(data.decode("utf-8"))
             nb = notebooks.load(mine)
             if not isinstance(nb.get("cells"), list):
                 raise ValueError("it has no list of cells")
@@ -447,6 +450,17 @@ def repair(work: Path, release_dir: Path) -> list[Problem]:
         mine.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(stub, mine)
     return problems
+
+
+def json_values(data: bytes, limit: int) -> int:
+    """About how many values the JSON text `data` holds (list items, object members, strings),
+    counted without parsing it, in C-speed passes and bounded memory; past `limit` only a lower bound."""
+    data = data.replace(b"\\\\", b"").replace(b'\\"', b"")  # escapes: left are the quotes that delimit strings
+    strings = data.count(b'"') // 2
+    if strings > limit:
+        return strings
+    outside = b"".join(data.split(b'"')[0::2])
+    return sum(outside.count(mark) for mark in (b",", b"[", b"{")) + 1
 
 
 def restore_test_cells(nb, released) -> tuple[bool, list[tuple[str, str]]]:
