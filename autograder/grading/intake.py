@@ -553,7 +553,11 @@ def stage(hand_in: HandIn, dest: Path) -> list[str]:
     if hand_in.parts:
         with tempfile.TemporaryDirectory(prefix="nano-intake-") as tmp:
             notes = assemble(hand_in.parts, Path(tmp, "workspace"))
-            return notes + _replace(workspace_root(Path(tmp, "workspace")), dest)
+            try:
+                root = workspace_root(Path(tmp, "workspace"))
+            except IntakeError as exc:  # say what was left out: a zip inside a zip, say
+                raise IntakeError("; ".join([str(exc), *notes])) from None
+            return notes + _replace(root, dest)
     if hand_in.source.is_dir():
         root = workspace_root(hand_in.source)
         if root.resolve() == dest.resolve():  # graded as it is, so measured as a copy would be

@@ -113,6 +113,9 @@ def test_a_zip_inside_a_zip_is_not_unpacked_but_noted(tmp_path):
     assert notes == ["ignored inner.zip: a zip inside a zip is not unpacked; hand in one zip"]
     assert not (tmp_path / "workspace" / "nano" / "evil.py").exists()
     assert (tmp_path / "workspace" / "nano" / "tools.py").is_file()
+    zipped(folder / "nano.zip", {"inner.zip": inner.read_bytes()}, workspace=False)
+    with pytest.raises(intake.IntakeError, match="^holds no lecture notebook .*; ignored inner.zip: a zip inside a zip"):
+        intake.stage(intake.HandIn("eve", folder, parts=((folder, ""),)), tmp_path / "submitted" / "eve" / "nano")
 
 
 def test_a_loose_file_is_measured_before_it_is_copied_and_an_odd_one_is_left_out(tmp_path):
