@@ -124,6 +124,8 @@ RATIO_FLOOR = 1_000_000  # bytes: a zip member smaller than this may compress as
 MAX_DEPTH = 4  # how deep an archive may nest the workspace
 MAX_DOWNLOAD_BYTES = 2_000_000_000  # an LMS download's zip unpacked: the class's hand-ins, each under MAX_BYTES
 MAX_DOWNLOAD_FILES = 100_000  # files in an LMS download's zip
+MAX_NOTEBOOK_VALUES = 500_000  # JSON values in one handed-in notebook (a lecture's holds about 1,500): loading
+#                                one costs about 400 bytes of memory a value (12 million took 4.7 GB)
 CONNECT_TIMEOUT = 30  # seconds to reach a Dask scheduler
 
 # What student code leaves in a folder it may write (autograder/trees.py, sandbox/bwrap.py).

@@ -91,8 +91,9 @@ def grade_all(submissions: Path, course: Path, echo=print, *, workers: int = 1,
         raise ValueError(f"the time limit must be at least 1 second a cell, not {timeout}")
     if not unsafe and not bwrap.available():
         raise RuntimeError(bwrap.MISSING)
-    with intake.opened(submissions) as folder:
-        hand_ins, notes, unplaced = intake.class_in(folder, roster, shown=submissions)
+    refused: list = []
+    with intake.opened(submissions, refused) as folder:
+        hand_ins, notes, unplaced = intake.class_in(folder, roster, shown=submissions, refused=refused)
         people = rosters.read(roster) if roster is not None else None
         course = course.resolve()
         require(course)
@@ -241,24 +242,27 @@ def _grade_all(hand_ins, notes, course: Path, echo, *, workers, timeout, feedbac
         from autograder.grading import exchange
 
         exchange.place_feedback(course, [g.student for g in ordered], echo)
-    left = left_out(unplaced, people, everyone)
+    left = left_out(unplaced, people, everyone, failed)
     write_left_out(left, course / LEFT_OUT)
     for line in closing(ordered, failed, left):
         echo(line)
     return ordered + failed
 
 
-def left_out(unplaced, people: rosters.Roster | None, everyone: list[Grade]) -> list[LeftOut]:
+def left_out(unplaced, people: rosters.Roster | None, everyone: list[Grade], failed: list[Grade] = ()) -> list[LeftOut]:
     """What a run leaves without a grade, and why: each entry of the hand-ins that became no
     student's (`unplaced`), then each student of the roster `people` whom grades.csv (the
-    whole class, `everyone`) does not list."""
+    whole class, `everyone`) does not list: one the grader failed on (`failed`) as such."""
     found = [LeftOut(NOT_PLACED, u.entry, u.student, u.why) for u in unplaced]
     listed = {g.student.lower() for g in everyone}
+    grader = {g.student.lower() for g in failed}
     for person in people.people if people is not None else ():
         if person.student_id.lower() in listed:
             continue
         theirs = [u.entry for u in unplaced if u.student == person.student_id]
-        why = (f"{' and '.join(theirs)} carries their id but was not placed (see why at its entry)" if theirs
+        why = ("grading failed, the grader's failure and not the hand-in's: grade again"
+               if person.student_id.lower() in grader
+               else f"{' and '.join(theirs)} carries their id but was not placed (see why at its entry)" if theirs
                else "nothing in the hand-ins is theirs: not handed in, or under a name no one could place")
         found.append(LeftOut(NO_GRADE, "", person.student_id, why, person.name))
     return found
@@ -404,7 +408,10 @@ def repair(work: Path, release_dir: Path) -> list[Problem]:
             problems.append(problem(f"notebook {released.name} missing (scores 0)", records.REPAIRED, number))
             continue
         try:
-            json.loads(mine.read_text(encoding="utf-8"))
+            data = mine.read_bytes()
+            if (values := json_values(data, limits.MAX_NOTEBOOK_VALUES)) > limits.MAX_NOTEBOOK_VALUES:
+                raise ValueError(f"{values:,} JSON values, more than the limit of {limits.MAX_NOTEBOOK_VALUES:,}")
+            json.loads(data.decode("utf-8"))
             nb = notebooks.load(mine)
             if not isinstance(nb.get("cells"), list):
                 raise ValueError("it has no list of cells")
@@ -431,8 +438,9 @@ def repair(work: Path, release_dir: Path) -> list[Problem]:
             try:
                 compile(mine.read_bytes(), name, "exec")
                 continue
-            except (SyntaxError, ValueError) as exc:  # the lectures' pages say so where they graded it
-                why = " ".join(str(getattr(exc, "msg", None) or exc).split())[:100]
+            except (SyntaxError, ValueError, MemoryError, RecursionError) as exc:  # the pages say so where graded
+                why = ("nested too deeply for Python to read" if isinstance(exc, (MemoryError, RecursionError))
+                       else " ".join(str(getattr(exc, "msg", None) or exc).split())[:100])
                 where = f"line {exc.lineno}: {why}" if getattr(exc, "lineno", None) else why
                 functions = list(release.STUDENT_FUNCTIONS[name.removeprefix("nano/")])
                 written = ", ".join(functions[:-1]) + " and " * (len(functions) > 1) + functions[-1]
@@ -442,6 +450,17 @@ def repair(work: Path, release_dir: Path) -> list[Problem]:
         mine.parent.mkdir(parents=True, exist_ok=True)
         shutil.copy2(stub, mine)
     return problems
+
+
+def json_values(data: bytes, limit: int) -> int:
+    """About how many values the JSON text `data` holds (list items, object members, strings),
+    counted without parsing it, in C-speed passes and bounded memory; past `limit` only a lower bound."""
+    data = data.replace(b"\\\\", b"").replace(b'\\"', b"")  # escapes: left are the quotes that delimit strings
+    strings = data.count(b'"') // 2
+    if strings > limit:
+        return strings
+    outside = b"".join(data.split(b'"')[0::2])
+    return sum(outside.count(mark) for mark in (b",", b"[", b"{")) + 1
 
 
 def restore_test_cells(nb, released) -> tuple[bool, list[tuple[str, str]]]:
@@ -455,8 +474,9 @@ def restore_test_cells(nb, released) -> tuple[bool, list[tuple[str, str]]]:
         gid = cell.metadata.get("nbgrader", {}).get("grade_id")
         return ("grade_id", gid) if gid else ("id", cell.get("id"))
 
+    said, changed = _odd_metadata(nb, released)
     position = {key(c): i for i, c in enumerate(nb.cells)}
-    said, changed, anchor = [], False, -1
+    anchor = -1
     for cell in released.cells:
         meta = cell.metadata.get("nbgrader", {})
         k = key(cell)
@@ -480,6 +500,27 @@ def restore_test_cells(nb, released) -> tuple[bool, list[tuple[str, str]]]:
             position = {key(c): i for i, c in enumerate(nb.cells)}
             changed = True
     return changed, said
+
+
+def _odd_metadata(nb, released) -> tuple[list[tuple[str, str]], bool]:
+    """Give each cell of `nb` whose nbgrader metadata is not what nbgrader writes (not a dict, a
+    grade_id that is not text) the metadata of the release's cell of its id, as an edited test
+    cell, or none (then it is the student's own cell); return what was said and whether `nb` changed."""
+    by_id = {c.get("id"): c for c in released.cells if c.get("id")}
+    said, changed = [], False
+    for cell in nb.cells:
+        meta = cell.metadata.get("nbgrader", {})
+        if isinstance(meta, dict) and isinstance(meta.get("grade_id", ""), str):
+            continue
+        original = by_id.get(cell.get("id"))
+        if original is not None and "nbgrader" in original.metadata:
+            cell.metadata["nbgrader"] = copy.deepcopy(original.metadata["nbgrader"])
+            grade_id = original.metadata["nbgrader"].get("grade_id", "")
+            said.append((grade_id, f"cell {grade_id} had its nbgrader metadata edited (restored)"))
+        else:
+            del cell.metadata["nbgrader"]
+        changed = True
+    return said, changed
 
 
 # ---------------------------------------------------------------------------------------------

@@ -12,6 +12,7 @@ could be a hand-in (empty, stray files, a workspace itself) is refused as a whol
 
 import contextlib
 import datetime
+import errno
 import os
 import re
 import shutil
@@ -37,6 +38,8 @@ PACKAGE_FILES = ("protocol.py", "tools.py", "gate.py", "model.py", "loop.py", "r
 # Files that look like a hand-in in a format we do not take; other stray files are only noted.
 ARCHIVES = (".tar", ".tar.gz", ".tgz", ".tar.bz2", ".rar", ".7z", ".gz", ".ipynb", ".py")
 SKIPPED = "a file, not a folder or a .zip"
+MACHINE_ERRORS = {errno.ENOSPC, errno.EDQUOT, errno.EIO, errno.EROFS, errno.ENOMEM, errno.EMFILE}  # not a zip's
+NBGRADER_FILES = ("timestamp.txt", "submission_secret.txt")  # nbgrader's, never a hand-in's own
 
 
 
@@ -101,15 +104,16 @@ def hand_ins(folder: Path) -> tuple[list[HandIn], list[str], list[lms.Unplaced]]
     return sorted(rows, key=lambda row: row.student.lower()), notes, skipped
 
 
-def class_in(folder: Path, roster: Path | None = None,
-             shown: Path | None = None) -> tuple[list[HandIn], list[str], list[lms.Unplaced]]:
+def class_in(folder: Path, roster: Path | None = None, shown: Path | None = None,
+             refused: list[lms.Unplaced] = ()) -> tuple[list[HandIn], list[str], list[lms.Unplaced]]:
     """The hand-ins of `folder` (`hand_ins`, or a Canvas or Moodle download's, mapped to student
     ids through the CSV `roster`), the lines to say before grading, and the entries that became
     no student's hand-in (lms.Unplaced); or IntakeError, in one sentence starting "no hand-ins in",
     when nothing in `folder` could be a student's hand-in: it is empty, holds only stray files or
     folders without a workspace, is itself one student's workspace, or is an nbgrader course with
     no `submitted/`. Grading such a folder is a mistake of the command line, not a class.
-    `shown` is the folder's name in messages (the download's zip, for its unpacked copy)."""
+    `shown` is the folder's name in messages (the download's zip, for its unpacked copy);
+    `refused` the entries `opened` took out of it, each refused as its student's hand-in."""
     said = f"no hand-ins in {shown or folder}"
     course = (folder / "nbgrader_config.py").is_file()
     if course and not (folder / "submitted").is_dir():
@@ -124,8 +128,9 @@ def class_in(folder: Path, roster: Path | None = None,
     except lms.LayoutError as exc:
         raise IntakeError(f"{shown or folder} cannot be graded: {exc}") from None
     if kind:
-        return _download(entries, kind, roster, shown or folder)
+        return _download(entries, kind, roster, shown or folder, refused)
     rows, notes, skipped = hand_ins(folder)
+    rows, skipped = _refuse(rows, skipped, refused, folder)
     if any(_could_be_graded(row.source) for row in rows):
         return rows, notes, skipped
     where = folder / "submitted" if course else folder
@@ -142,8 +147,24 @@ def _entries(folder: Path) -> list[Path]:
             if not (entry.name.startswith(".") or entry.name in JUNK_DIRS or JUNK_FILES.match(entry.name))]
 
 
-def _download(entries: list[Path], kind: str, roster: Path | None,
-              shown: Path) -> tuple[list[HandIn], list[str], list[lms.Unplaced]]:
+def _refuse(rows: list[HandIn], skipped: list[lms.Unplaced], refused: list[lms.Unplaced],
+            folder: Path) -> tuple[list[HandIn], list[lms.Unplaced]]:
+    """`rows` with each hand-in `refused` names (`<id>/` or `<id>.zip`) refused for it, and the
+    refused entries that name no student added to `skipped`."""
+    why = {}
+    for one in refused:
+        student = one.entry[:-4] if one.entry.lower().endswith(".zip") else one.entry
+        if STUDENT_ID.match(student):
+            why[student.lower()] = (student, f"{one.why}: not graded; hand it in again")
+        else:
+            skipped = [*skipped, one]
+    rows = [row for row in rows if row.student.lower() not in why]
+    rows += [HandIn(student, folder / student, problem) for student, problem in why.values()]
+    return sorted(rows, key=lambda row: row.student.lower()), skipped
+
+
+def _download(entries: list[Path], kind: str, roster: Path | None, shown: Path,
+              refused: list[lms.Unplaced] = ()) -> tuple[list[HandIn], list[str], list[lms.Unplaced]]:
     """The hand-ins of a `kind` download (lms.py), each under the student id the roster gives
     its LMS id, notes, and the entries that cannot be placed, which never become students."""
     column = lms.ROSTER_COLUMN[kind]
@@ -156,7 +177,7 @@ def _download(entries: list[Path], kind: str, roster: Path | None,
     if column not in people.columns and "name" not in people.columns:
         raise IntakeError(f"roster {roster} has no {column} column and no name column, which a "
                           f"{kind} download is matched by: add {column}")
-    claims, notes, unplaced = lms.claims(entries, kind, people)
+    claims, notes, unplaced = lms.claims(entries, kind, people, refused)
     found: dict[str, list[lms.Claim]] = {}
     for claim in claims:
         if not STUDENT_ID.match(claim.student):
@@ -168,7 +189,7 @@ def _download(entries: list[Path], kind: str, roster: Path | None,
     for group in found.values():
         first = group[0]
         if len(group) == 1:
-            rows.append(HandIn(first.student, first.parts[0][0], parts=first.parts, notes=first.notes))
+            rows.append(HandIn(first.student, first.parts[0][0], first.problem, parts=first.parts, notes=first.notes))
             continue
         who = " and ".join(claim.who for claim in group)
         rows.append(HandIn(first.student, first.parts[0][0], f"duplicate: the class list gives this id to "
@@ -183,10 +204,13 @@ def _download(entries: list[Path], kind: str, roster: Path | None,
 
 
 @contextlib.contextmanager
-def opened(submissions: Path) -> Iterator[Path]:
+def opened(submissions: Path, refused: list[lms.Unplaced] | None = None) -> Iterator[Path]:
     """`submissions` as a folder: itself, or a download's zip unpacked into a temporary folder
     while the `with` lasts (under the class's limits; each hand-in's own apply when it is staged).
-    A zip whose one top folder holds the class is read through that folder."""
+    A zip whose one top folder holds the class is read through that folder. A member the zip
+    cannot give (unreadable, or refused for itself: a zip bomb, a name the file system cannot
+    hold) takes its whole entry out, a student's file or folder, which is added to `refused`
+    (pass it to `class_in`: that student is refused, not the class)."""
     if submissions.is_dir():
         yield submissions
         return
@@ -196,10 +220,20 @@ def opened(submissions: Path) -> Iterator[Path]:
         raise IntakeError(f"{submissions} is not a folder of hand-ins or an LMS download's .zip")
     with tempfile.TemporaryDirectory(prefix="nano-download-") as tmp:
         folder = Path(tmp)
-        unpack(submissions, folder, MAX_DOWNLOAD_BYTES, MAX_DOWNLOAD_FILES)
+        skipped: list[tuple[str, str]] = []
+        unpack(submissions, folder, MAX_DOWNLOAD_BYTES, MAX_DOWNLOAD_FILES, skipped=skipped)
         inner = _entries(folder)
+        top = ()
         if len(inner) == 1 and inner[0].is_dir() and not lms.entry(inner[0]) and not _could_be_graded(inner[0]):
-            folder = inner[0]
+            folder, top = inner[0], (inner[0].name,)
+        for member, why in skipped:
+            parts = PurePosixPath(member.replace("\\", "/")).parts
+            name = parts[len(top)] if len(parts) > len(top) and parts[:len(top)] == top else member
+            if refused is None:
+                raise IntakeError(f"{submissions.name} refused: {why}")
+            if "/" not in name and name not in ("", ".", ".."):
+                trees.remove(folder / name)  # nothing of the entry is graded without the member
+            refused.append(lms.Unplaced(name, f"the download's member {member!r} cannot be taken in ({why})"))
         yield folder
 
 
@@ -214,71 +248,106 @@ def _could_be_graded(source: Path) -> bool:
 
 
 def unpack(archive: Path, dest: Path, max_bytes: int = MAX_BYTES, max_files: int = MAX_FILES,
-           max_ratio: float = MAX_RATIO) -> None:
+           max_ratio: float = MAX_RATIO, skipped: list[tuple[str, str]] | None = None) -> None:
     """Extract the zip `archive` into `dest`, or raise IntakeError before writing anything unsafe.
 
     Refuses absolute paths and `..` (path traversal), encrypted members, more than `max_files`
     members, more than `max_bytes` unpacked, and members that inflate more than `max_ratio` times
-    (a zip bomb). Symbolic links and junk (`__MACOSX`, checkpoints, caches) are not extracted.
+    (a zip bomb); and members that zipfile cannot read or the file system cannot hold (a file
+    and a folder of one name, a name too long), named. Symbolic links and junk (`__MACOSX`,
+    checkpoints, caches) are not extracted. With `skipped` (an LMS download's, whose members are
+    many students' hand-ins), a member refused for itself is left out and listed there as (its
+    name, why) instead; the limits of the whole zip still refuse it all.
     """
     refused = f"{archive.name} refused"
-    try:
-        zf = zipfile.ZipFile(archive)
-    except (zipfile.BadZipFile, EOFError) as exc:  # an OSError is the machine's, not the hand-in's
-        raise IntakeError(f"{archive.name} is not a readable zip file ({exc})") from None
-    with zf:
-        members = zf.infolist()
-        if len(members) > max_files:
-            raise IntakeError(f"{refused}: it holds {len(members)} files, more than the limit of {max_files}")
-        total = 0
-        keep = []
-        for info in members:
-            name = info.filename.replace("\\", "/")
-            parts = PurePosixPath(name).parts
-            if name.startswith("/") or ".." in parts or (parts and ":" in parts[0]):
-                raise IntakeError(f"{refused}: member {name!r} would be written outside the "
-                                  "submission (path traversal)")
-            if info.flag_bits & 0x1:
-                raise IntakeError(f"{refused}: member {name!r} is encrypted")
-            if len(parts) > MAX_DEPTH + TREE_DEPTH:
-                raise IntakeError(f"{refused}: it holds folders nested more than {TREE_DEPTH} deep: hand in the "
-                                  "workspace without them")
+
+    def refuse(name: str, why: str, unreadable: bool = False) -> None:
+        if skipped is None:
+            raise IntakeError(f"{archive.name} is not a readable zip file ({why})" if unreadable
+                              else f"{refused}: {why}")
+        skipped.append((name, why))
+
+    with open(archive, "rb") as raw:  # an OSError here is the machine's, not the hand-in's
+        try:
+            zf = zipfile.ZipFile(raw)
+        except (zipfile.BadZipFile, EOFError, OSError, ValueError, RuntimeError, NotImplementedError) as exc:
+            raise IntakeError(f"{archive.name} is not a readable zip file ({type(exc).__name__}: {exc})") from None
+        with zf:
+            for info, parts in _checked(zf, archive, max_bytes, max_files, max_ratio, refuse):
+                try:
+                    _extract(zf, info, parts, dest.resolve(), refused)
+                except _Unwritable as exc:
+                    refuse(info.filename, str(exc), unreadable=exc.unreadable)
+
+
+class _Unwritable(Exception):
+    """A member that cannot be read or written, and why (`unreadable`: zipfile could not read it)."""
+
+    def __init__(self, why: str, unreadable: bool):
+        super().__init__(why)
+        self.unreadable = unreadable
+
+
+def _checked(zf: zipfile.ZipFile, archive: Path, max_bytes: int, max_files: int, max_ratio: float,
+             refuse) -> list[tuple[zipfile.ZipInfo, tuple[str, ...]]]:
+    """The members of `zf` to extract, with their paths as names; `refuse` is told of each member
+    refused for itself; IntakeError for a zip past the limits of the whole."""
+    refused = f"{archive.name} refused"
+    members = zf.infolist()
+    if len(members) > max_files:
+        raise IntakeError(f"{refused}: it holds {len(members)} files, more than the limit of {max_files}")
+    total = 0
+    keep = []
+    for info in members:
+        name = info.filename.replace("\\", "/")
+        parts = PurePosixPath(name).parts
+        if name.startswith("/") or ".." in parts or (parts and ":" in parts[0]):
+            refuse(name, f"member {name!r} would be written outside the submission (path traversal)")
+        elif info.flag_bits & 0x1:
+            refuse(name, f"member {name!r} is encrypted")
+        elif len(parts) > MAX_DEPTH + TREE_DEPTH:
+            refuse(name, f"it holds folders nested more than {TREE_DEPTH} deep: hand in the workspace without them")
+        elif info.file_size > RATIO_FLOOR and info.file_size > max_ratio * max(info.compress_size, 1):
+            refuse(name, f"member {name!r} inflates {info.file_size // max(info.compress_size, 1)} times "
+                         f"({info.file_size:,} bytes; a zip bomb)")
+        else:
             total += info.file_size
             if total > max_bytes:
                 raise IntakeError(f"{refused}: it unpacks to more than {max_bytes // 1_000_000} MB, "
                                   f"{name!r} ({info.file_size / 1e6:.1f} MB) passing the limit (a zip "
                                   "bomb, or data that does not belong in a workspace: hand in without it)")
-            if info.file_size > RATIO_FLOOR and info.file_size > max_ratio * max(info.compress_size, 1):
-                raise IntakeError(f"{refused}: member {name!r} inflates "
-                                  f"{info.file_size // max(info.compress_size, 1)} times "
-                                  f"({info.file_size:,} bytes; a zip bomb)")
-            if stat.S_ISLNK(info.external_attr >> 16) or any(p in JUNK_DIRS for p in parts) \
-                    or (parts and JUNK_FILES.match(parts[-1])):
-                continue
-            keep.append((info, parts))
+            if not (stat.S_ISLNK(info.external_attr >> 16) or any(p in JUNK_DIRS for p in parts)
+                    or (parts and JUNK_FILES.match(parts[-1])) or not parts):
+                keep.append((info, parts))
+    return keep
+
+
+def _extract(zf: zipfile.ZipFile, info: zipfile.ZipInfo, parts: tuple[str, ...], root: Path, refused: str) -> None:
+    """Write the member `info` at `parts` below `root`, no more than it says it holds; _Unwritable when
+    zipfile cannot read it or the file system cannot hold it; IntakeError when it lied about its size."""
+    try:
+        target = root.joinpath(*parts)
+        if root not in target.resolve().parents and target.resolve() != root:
+            raise _Unwritable(f"member {info.filename!r} escapes the submission", False)
+        if info.is_dir():
+            target.mkdir(parents=True, exist_ok=True)
+            return
+        target.parent.mkdir(parents=True, exist_ok=True)
         written = 0
-        root = dest.resolve()
-        for info, parts in keep:
-            if not parts:
-                continue
-            target = root.joinpath(*parts)
-            if root not in target.resolve().parents and target.resolve() != root:
-                raise IntakeError(f"{refused}: member {info.filename!r} escapes the submission")
-            if info.is_dir():
-                target.mkdir(parents=True, exist_ok=True)
-                continue
-            target.parent.mkdir(parents=True, exist_ok=True)
-            try:
-                with zf.open(info) as src, open(target, "wb") as out:
-                    while chunk := src.read(1 << 16):
-                        written += len(chunk)
-                        if written > max_bytes:  # the headers lied about the sizes
-                            raise IntakeError(f"{refused}: it unpacks to more than {max_bytes // 1_000_000} MB, "
-                                              f"{info.filename!r} passing the limit (a zip bomb)")
-                        out.write(chunk)
-            except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as exc:
-                raise IntakeError(f"{archive.name} is not a readable zip file (member {info.filename!r}: "
-                                  f"{exc})") from None
+        with zf.open(info) as src, open(target, "wb") as out:
+            while chunk := src.read(1 << 16):
+                written += len(chunk)
+                if written > info.file_size:  # the headers lied about the sizes
+                    raise IntakeError(f"{refused}: it unpacks to more than it says, "
+                                      f"{info.filename!r} passing its size (a zip bomb)")
+                out.write(chunk)
+    except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError, ValueError, RuntimeError) as exc:
+        raise _Unwritable(f"member {info.filename!r}: {type(exc).__name__}: {exc}", True) from None
+    except OSError as exc:
+        if exc.errno in MACHINE_ERRORS:
+            raise
+        raise _Unwritable(f"member {info.filename!r} cannot be unpacked here ({exc.strerror or exc}): hand in "
+                          "the workspace without it", False) from None
 
 
 def workspace_root(folder: Path) -> Path:
@@ -311,15 +380,36 @@ def _is_workspace(folder: Path) -> bool:
     return package.is_dir() and any((package / name).is_file() for name in PACKAGE_FILES)
 
 
-def copy_clean(src: Path, dest: Path, max_bytes: int = MAX_BYTES, max_files: int = MAX_FILES) -> list[str]:
+def copy_clean(src: Path, dest: Path, max_bytes: int = MAX_BYTES, max_files: int = MAX_FILES,
+               budget: "Budget | None" = None) -> list[str]:
     """Copy the workspace `src` to `dest` without junk or symbolic links; return what was left out.
     A hand-in's tree is walked without recursion (trees.py): one nested past TREE_DEPTH levels or
-    holding more than `max_files` files is refused before anything is copied."""
+    holding more than `max_files` files is refused before anything is copied. What is copied is
+    counted in `budget`, if given."""
+    skipped, count, total = measure(src, max_bytes, max_files)
+    dest.mkdir(parents=True, exist_ok=True)
+    into = os.open(dest, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        trees.copy(src, into, _wanted, inside=_not_junk)
+    finally:
+        os.close(into)
+    if budget is not None:
+        budget.files += count
+        budget.bytes += total
+    return [f"ignored symbolic link {name}" for name in skipped]
+
+
+def measure(src: Path, max_bytes: int = MAX_BYTES, max_files: int = MAX_FILES,
+            everything: bool = False) -> tuple[list[str], int, int]:
+    """The entries of the workspace `src` that are neither folders nor regular files (links,
+    FIFOs), and how many files and bytes it holds, walked without recursion (trees.py), junk left
+    out unless `everything`; IntakeError for a tree nested past TREE_DEPTH levels, or holding
+    more than `max_files` files or `max_bytes`."""
     total, count, skipped, largest = 0, 0, [], (0, "")
 
-    def measure(entry: trees.Entry) -> None:
+    def visit(entry: trees.Entry) -> None:
         nonlocal total, count, largest
-        if not _wanted(entry.path) or stat.S_ISDIR(entry.info.st_mode):
+        if not (everything or _wanted(entry.path)) or stat.S_ISDIR(entry.info.st_mode):
             return
         shown = trees.escaped("/".join(entry.path))
         if not stat.S_ISREG(entry.info.st_mode):
@@ -331,21 +421,15 @@ def copy_clean(src: Path, dest: Path, max_bytes: int = MAX_BYTES, max_files: int
         if count > max_files:
             raise IntakeError(f"holds more than the limit of {max_files} files: not graded")
 
-    passed = trees.walk(src, measure, trees.Bounds(entries=max(trees.Bounds().entries, 4 * max_files)),
-                        inside=_not_junk)
+    passed = trees.walk(src, visit, trees.Bounds(entries=max(trees.Bounds().entries, 4 * max_files)),
+                        inside=None if everything else _not_junk)
     if passed:
         raise IntakeError(f"holds {passed}: not graded; hand in the workspace without them")
     if total > max_bytes:
         raise IntakeError(f"larger than the limit of {max_bytes // 1_000_000} MB ({total / 1e6:.1f} MB; its "
                           f"largest file: {largest[1]}, {largest[0] / 1e6:.1f} MB): not graded; hand in "
                           "without what does not belong in the workspace")
-    dest.mkdir(parents=True, exist_ok=True)
-    into = os.open(dest, os.O_RDONLY | os.O_DIRECTORY)
-    try:
-        trees.copy(src, into, _wanted, inside=_not_junk)
-    finally:
-        os.close(into)
-    return [f"ignored symbolic link {name}" for name in skipped]
+    return skipped, count, total
 
 
 def _not_junk(entry: trees.Entry) -> bool:
@@ -353,47 +437,110 @@ def _not_junk(entry: trees.Entry) -> bool:
 
 
 def _wanted(names: tuple[str, ...]) -> bool:
-    """Whether the entry at `names` (its path below a workspace) is copied: not junk, nor in it."""
-    return not any(name in JUNK_DIRS for name in names) and not JUNK_FILES.match(names[-1])
+    """Whether the entry at `names` (its path below a workspace) is copied: not junk, nor in it,
+    nor nbgrader's own files at the top, which the grader writes (`_stamp`)."""
+    return (not any(name in JUNK_DIRS for name in names) and not JUNK_FILES.match(names[-1])
+            and not (len(names) == 1 and names[0] in NBGRADER_FILES))
 
 
 def assemble(parts: tuple[tuple[Path, str], ...], dest: Path) -> list[str]:
     """One workspace at `dest` from an LMS download's entries of one student, oldest first, each
     laid over those before it: a zip or a folder that holds a workspace (in top folders or not) is
     copied in whole; loose files go where a workspace has them, notebooks at the top and .py files
-    in nano/; a folder or zip of loose files is read as its files. Returns notes on files left
-    out; IntakeError for an unsafe zip."""
+    in nano/; a folder or zip of loose files is read as its files. A zip inside an entry is not
+    unpacked (noted); folders are followed without recursion, and the whole hand-in is held to
+    one budget of files and bytes. Returns notes on files left out; IntakeError for an unsafe zip
+    or one too large."""
     dest.mkdir(parents=True, exist_ok=True)
     notes: list[str] = []
-    for path, name in parts:
-        _lay(path, name or path.name, dest, notes)
+    budget = Budget()
+    with contextlib.ExitStack() as temporary:
+        for path, name in parts:
+            _lay(path, name or path.name, dest, notes, budget, temporary)
     return notes
 
 
-def _lay(path: Path, name: str, dest: Path, notes: list[str]) -> None:
-    if path.is_symlink() or name in JUNK_DIRS or JUNK_FILES.match(name) or name.startswith("."):
-        return
-    if path.is_dir():
+@dataclass
+class Budget:
+    """What one hand-in's loose files and folders have used so far, against MAX_FILES and MAX_BYTES."""
+
+    files: int = 0
+    bytes: int = 0
+
+    def spend(self, size: int, name: str) -> None:
+        """Count one more file of `size` bytes, or IntakeError past a limit."""
+        self.files += 1
+        self.bytes += size
+        if self.files > MAX_FILES:
+            raise IntakeError(f"holds more than the limit of {MAX_FILES} files: not graded")
+        if self.bytes > MAX_BYTES:
+            raise IntakeError(f"larger than the limit of {MAX_BYTES // 1_000_000} MB ({name} passing it): not "
+                              "graded; hand in without what does not belong in the workspace")
+
+
+def _lay(path: Path, name: str, dest: Path, notes: list[str], budget: Budget,
+         temporary: contextlib.ExitStack) -> None:
+    """Lay the entry `path`, uploaded as `name`, over the workspace at `dest`: a stack of what is
+    left to lay, each with its level of folders and whether it came out of a zip."""
+    todo = [(path, name, 0, False)]
+    while todo:
+        path, name, level, unpacked = todo.pop()
+        if name in JUNK_DIRS or JUNK_FILES.match(name) or name.startswith("."):
+            continue
         try:
-            root = workspace_root(path)
-        except IntakeError:
-            root = path
-        if (root / "nano").is_dir():
-            notes += copy_clean(root, dest)
-        else:  # notebooks beside loose .py files (Moodle's folder of uploads), or no workspace at all
-            for child in sorted(root.iterdir()):
-                _lay(child, child.name, dest, notes)
-    elif name.lower().endswith(".zip"):
-        with tempfile.TemporaryDirectory(prefix="nano-intake-") as tmp:
-            unpack(path, Path(tmp))
-            _lay(Path(tmp), name, dest, notes)
-    elif NOTEBOOK.match(name):
-        shutil.copyfile(path, dest / name)
-    elif name.endswith(".py"):
-        (dest / "nano").mkdir(exist_ok=True)
-        shutil.copyfile(path, dest / "nano" / name)
-    else:
-        notes.append(f"ignored {name}: not a file of the workspace (a lecture notebook or a nano/*.py)")
+            info = path.lstat()
+        except OSError:
+            continue
+        if stat.S_ISLNK(info.st_mode):
+            continue
+        if stat.S_ISDIR(info.st_mode):
+            if level > MAX_DEPTH + TREE_DEPTH:
+                raise IntakeError(f"holds folders nested more than {TREE_DEPTH} deep: not graded; hand in the "
+                                  "workspace without them")
+            try:
+                root = workspace_root(path)
+            except IntakeError:
+                root = path
+            if (root / "nano").is_dir():
+                notes += copy_clean(root, dest, MAX_BYTES - budget.bytes, MAX_FILES - budget.files, budget)
+                continue
+            # notebooks beside loose .py files (Moodle's folder of uploads), or no workspace at all
+            children = sorted(root.iterdir(), reverse=True)  # popped in order
+            todo += [(child, child.name, level + 1, unpacked) for child in children]
+        elif not stat.S_ISREG(info.st_mode):
+            notes.append(f"ignored {trees.escaped(name)}: not a regular file")
+        elif name.lower().endswith(".zip") and unpacked:
+            notes.append(f"ignored {trees.escaped(name)}: a zip inside a zip is not unpacked; hand in one zip")
+        elif name.lower().endswith(".zip"):
+            tmp = Path(temporary.enter_context(tempfile.TemporaryDirectory(prefix="nano-intake-")))
+            unpack(path, tmp, MAX_BYTES - budget.bytes, MAX_FILES - budget.files)
+            todo.append((tmp, name, level, True))
+        elif NOTEBOOK.match(name):
+            _copy_file(path, dest / name, budget)
+        elif name in NBGRADER_FILES:
+            notes.append(f"ignored {name}: nbgrader's own file, which the grader writes")
+        elif name.endswith(".py"):
+            (dest / "nano").mkdir(exist_ok=True)
+            _copy_file(path, dest / "nano" / name, budget)
+        else:
+            notes.append(f"ignored {trees.escaped(name)}: not a file of the workspace (a lecture notebook or "
+                         "a nano/*.py)")
+
+
+def _copy_file(path: Path, target: Path, budget: Budget) -> None:
+    """Copy the regular file `path` to `target`, its size counted in `budget` before a byte is
+    written and never more than it said (a file that grows meanwhile is cut there)."""
+    source = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    with open(source, "rb") as src:
+        info = os.fstat(source)
+        if not stat.S_ISREG(info.st_mode):
+            raise IntakeError(f"{trees.escaped(path.name)} is not a regular file: not graded")
+        budget.spend(info.st_size, trees.escaped(path.name))
+        left = info.st_size
+        with open(target, "wb") as out:
+            while left > 0 and (chunk := src.read(min(left, 1 << 16))):
+                out.write(chunk)
+                left -= len(chunk)
 
 
 def stage(hand_in: HandIn, dest: Path) -> list[str]:
@@ -406,11 +553,19 @@ def stage(hand_in: HandIn, dest: Path) -> list[str]:
     if hand_in.parts:
         with tempfile.TemporaryDirectory(prefix="nano-intake-") as tmp:
             notes = assemble(hand_in.parts, Path(tmp, "workspace"))
-            return notes + _replace(workspace_root(Path(tmp, "workspace")), dest)
+            try:
+                root = workspace_root(Path(tmp, "workspace"))
+            except IntakeError as exc:  # say what was left out: a zip inside a zip, say
+                raise IntakeError("; ".join([str(exc), *notes])) from None
+            return notes + _replace(root, dest)
     if hand_in.source.is_dir():
         root = workspace_root(hand_in.source)
-        if root.resolve() == dest.resolve():
-            _stamp(dest)
+        if root.resolve() == dest.resolve():  # graded as it is, so measured as a copy would be
+            odd = measure(dest, everything=True)[0]
+            if odd:
+                raise IntakeError(f"holds {odd[0]}, neither a folder nor a regular file (a link, a FIFO): not "
+                                  "graded; hand in without it")
+            _stamp(dest, kept=True)
             return []
         return _replace(root, dest)
     with tempfile.TemporaryDirectory(prefix="nano-intake-") as tmp:
@@ -429,8 +584,10 @@ def _replace(root: Path, dest: Path) -> list[str]:
     return notes
 
 
-def _stamp(dest: Path) -> None:
-    """Give the hand-in the timestamp.txt nbgrader reads, unless `nbgrader collect` already did."""
-    if not (dest / "timestamp.txt").is_file():
-        stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f %Z")
-        (dest / "timestamp.txt").write_text(stamp, encoding="utf-8")
+def _stamp(dest: Path, kept: bool = False) -> None:
+    """Give the hand-in the timestamp.txt nbgrader reads: now, the time it was taken in, or, when
+    `kept`, the one `nbgrader collect` left (a hand-in graded in place)."""
+    if kept and (dest / "timestamp.txt").is_file():
+        return
+    stamp = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S.%f %Z")
+    (dest / "timestamp.txt").write_text(stamp, encoding="utf-8")

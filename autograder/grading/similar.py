@@ -95,8 +95,9 @@ def compare(submissions: Path, course: Path, roster: Path | None = None) -> Comp
     window = GUARANTEE - NOISE + 1
     prints: dict[str, dict[str, object]] = {}
     left_out: list[tuple[str, str]] = []
-    with intake.opened(submissions) as folder, tempfile.TemporaryDirectory(prefix="nano-similar-") as tmp:
-        hand_ins, _, unplaced = intake.class_in(folder, roster, shown=submissions)
+    refused: list = []
+    with intake.opened(submissions, refused) as folder, tempfile.TemporaryDirectory(prefix="nano-similar-") as tmp:
+        hand_ins, _, unplaced = intake.class_in(folder, roster, shown=submissions, refused=refused)
         left_out += [(u.entry, u.why) for u in unplaced]
         for hand_in in hand_ins:
             if hand_in.problem:
@@ -108,10 +109,13 @@ def compare(submissions: Path, course: Path, roster: Path | None = None) -> Comp
             except intake.IntakeError as exc:
                 left_out.append((hand_in.student, str(exc)))
                 continue
-            prints[hand_in.student] = {
-                name: CodeFingerprint(name, NOISE, window, boilerplate[name], fp=io.StringIO(code))
-                for name in release.STUDENT_FILES if (work / name).is_file()
-                if (code := written(work / name, given / name))}
+            try:
+                prints[hand_in.student] = {
+                    name: CodeFingerprint(name, NOISE, window, boilerplate[name], fp=io.StringIO(code))
+                    for name in release.STUDENT_FILES if (work / name).is_file()
+                    if (code := written(work / name, given / name))}
+            except (MemoryError, RecursionError):  # the hand-in's, as grade finds it (grade.repair)
+                left_out.append((hand_in.student, "a nano/*.py nested too deeply for Python to read"))
     pairs = []
     for a, b in itertools.combinations(sorted(prints, key=str.lower), 2):
         matches, tokens_a, tokens_b = [], 0, 0

@@ -146,16 +146,50 @@ def roster_file(tmp_path) -> Path:
 # Reading a download: fast, nothing graded
 
 
-def test_the_layout_is_told_from_the_names_and_a_mix_is_refused(tmp_path):
+def test_the_layout_is_told_from_the_names_by_most_entries_and_an_even_mix_is_refused(tmp_path, roster_file):
     canvas = canvas_download(tmp_path / "canvas")
     moodle = moodle_download(tmp_path / "moodle")
     assert lms.layout(sorted(canvas.iterdir())) == lms.CANVAS
     assert lms.layout(sorted(moodle.iterdir())) == lms.MOODLE
     assert lms.layout(sorted(SAMPLES.iterdir())) is None
-    shutil.copytree(moodle / "Ada Lovelace_1002_assignsubmission_file_",
-                    canvas / "Ada Lovelace_1002_assignsubmission_file_")
-    with pytest.raises(intake.IntakeError, match="mixes a Canvas download .* and a Moodle one"):
-        intake.class_in(canvas, tmp_path / "unused.csv")
+    stray = "Ada Lovelace_1002_assignsubmission_file_"
+    shutil.copytree(moodle / stray, canvas / stray)  # one Moodle-looking entry does not refuse the class
+    rows, _, unplaced = intake.class_in(canvas, roster_file)
+    assert sorted(row.student for row in rows) == ["ada", "alan", "grace"]
+    assert any(u.entry == stray + "/" and "not named as a Canvas download names" in u.why for u in unplaced)
+    (canvas / "moodle").mkdir()
+    for one in sorted(moodle.iterdir())[:2]:
+        shutil.move(one, canvas / "moodle")
+    two = [next(canvas.glob("hoppergrace_*")), next(canvas.glob("lovelaceada_*")),
+           *sorted((canvas / "moodle").iterdir())]
+    with pytest.raises(lms.LayoutError, match="mixes a Canvas download .* and a Moodle one"):
+        lms.layout(two)
+
+
+def test_a_canvas_upload_named_like_moodle_is_read_as_canvas_and_the_class_is_graded(tmp_path, roster_file):
+    canvas = canvas_download(tmp_path / "canvas")
+    (canvas / "hoppergrace_23456_80001_a_1_assignsubmission_file_.txt").write_text("hi")
+    assert lms.layout(sorted(canvas.iterdir())) == lms.CANVAS
+    rows, _, _ = intake.class_in(canvas, roster_file)
+    by = {row.student: row for row in rows}
+    assert sorted(by) == ["ada", "alan", "grace"] and not any(row.problem for row in rows)
+    assert "a_1_assignsubmission_file_.txt" in [name for _, name in by["grace"].parts]
+
+
+def test_a_moodle_file_is_its_uploaders_and_one_that_names_another_participant_is_not_placed(tmp_path):
+    download = tmp_path / "dl"
+    download.mkdir()
+    zip_workspace(PERFECT, download / "Alice Honest_222_assignsubmission_file_nano.zip")
+    zip_workspace(PERFECT, download / "Eve Evil_111_assignsubmission_file_nano.zip")
+    (download / "Eve Evil_111_assignsubmission_file_x_222_assignsubmission_file_tools.py").write_text("def f(:\n")
+    rows, _, unplaced = intake.class_in(download, _written(tmp_path / "roster.csv", "student_id,name,moodle_participant\n"
+                                                           "alice,Alice Honest,222\neve,Eve Evil,111\n"))
+    by = {row.student: row for row in rows}
+    assert [name for _, name in by["alice"].parts] == ["nano.zip"], "nothing of Eve's in Alice's hand-in"
+    assert [name for _, name in by["eve"].parts] == ["nano.zip"]
+    [odd] = unplaced
+    assert odd.entry.endswith("x_222_assignsubmission_file_tools.py") and odd.student == "eve"
+    assert "prefix more than once" in odd.why
 
 
 def test_a_canvas_download_is_grouped_by_user_and_mapped_through_the_roster(tmp_path, roster_file):
@@ -197,7 +231,7 @@ def test_a_canvas_name_may_hold_hyphens_apostrophes_accents_and_spaces(tmp_path)
                         "(lastnamefirstname_<user id>_<number>_<file>) or grade it on its own")
 
 
-def test_of_three_uploads_the_newest_is_graded_by_its_number_and_then_its_zip_times(tmp_path):
+def test_of_three_uploads_the_newest_is_graded_by_its_number_and_never_by_its_zip_times(tmp_path):
     download = awkward_canvas_download(tmp_path / "canvas")
     rows, _, _ = intake.class_in(download, _written(tmp_path / "roster.csv", AWKWARD_ROSTER))
     [pat] = [row for row in rows if row.student == "pat"]
@@ -211,14 +245,14 @@ def test_of_three_uploads_the_newest_is_graded_by_its_number_and_then_its_zip_ti
         for name in names:
             zip_workspace(STUB, folder / f"partialpat_57721_{name}", when=(when or {}).get(name, MORNING))
         [row] = intake.class_in(folder, _written(tmp_path / "roster.csv", AWKWARD_ROSTER))[0]
-        return row.parts[0][0].name.removeprefix("partialpat_57721_")
+        return row.problem or row.parts[0][0].name.removeprefix("partialpat_57721_")
 
     assert newest("700500_nano-9.zip", "700500_nano-10.zip") == "700500_nano-10.zip", "-N is a number"
     assert newest("700600_nano.zip", "700500_nano-3.zip") == "700600_nano.zip", "a later upload first"
-    assert newest("700500_nano.zip", "700500_workspace.zip",
-                  when={"700500_nano.zip": NOON}) == "700500_nano.zip", "then the zip changed last"
-    assert newest("700500_workspace.zip", "700500_nano.zip",
-                  when={"700500_workspace.zip": NOON}) == "700500_workspace.zip"
+    for late in ("700500_nano.zip", "700500_workspace.zip"):  # dates a student sets decide nothing
+        assert newest("700500_nano.zip", "700500_workspace.zip", when={late: NOON}) == (
+            "handed in a zip 2 times (nano.zip and workspace.zip) and Canvas does not say which is newer: "
+            "not graded; hand in one only")
 
 
 def test_the_run_lists_what_it_left_out_and_whom_the_roster_has_with_no_grade(tmp_path):
@@ -246,6 +280,10 @@ def test_the_run_lists_what_it_left_out_and_whom_the_roster_has_with_no_grade(tm
     assert results.read_left_out(tmp_path) == left
     assert grade.closing(graded, [], [])[-1] == ("4 hand-ins: 4 graded, 0 not graded (no grade in grades.csv); "
                                                  "0 entries not placed; 0 students of the roster with no grade")
+    failed = results.Grade("ghost", {"01": 0.0}, (results.problem("OSError: ...", "failed"),), graded=False)
+    [*_, ghost] = grade.left_out(unplaced, people, [*graded, refused], [failed])
+    assert str(ghost) == ("no grade: ghost (Ghost Writer), in the roster: grading failed, the grader's failure "
+                          "and not the hand-in's: grade again"), "not 'not handed in'"
 
 
 def test_a_moodle_download_is_mapped_by_participant_or_by_a_name_with_a_comma(tmp_path, roster_file):

@@ -95,3 +95,16 @@ def test_by_default_it_compares_what_the_last_grade_took_in(course, tmp_path):
     assert done.returncode == 0, done.stderr
     assert done.stdout.startswith("flagged: ana and ben: 100% of the smaller hand-in's code matches")
     assert (mine / "similar" / "report.html").is_file() and (mine / "similar" / "pairs.csv").is_file()
+
+
+def test_a_hand_in_too_deeply_nested_to_read_is_not_compared_and_the_rest_are(course, tmp_path):
+    from autograder.grading import similar
+
+    subs = tmp_path / "subs"
+    for student in ("alice", "bob", "eve"):
+        shutil.copytree(release.ROOT / "fixtures" / "submissions" / "perfect", subs / student)
+    with open(subs / "eve" / "nano" / "tools.py", "a") as tools:
+        tools.write("\nx = 1" + "+1" * 1_000_000 + "\n")
+    comparison = similar.compare(subs, course)
+    assert comparison.students == ("alice", "bob")
+    assert comparison.left_out == (("eve", "a nano/*.py nested too deeply for Python to read"),)
