@@ -15,7 +15,9 @@ call the hand-in's functions, and records everything that can be recorded outsid
 The subject decides only what its functions return and what they send: to forge an
 observation, student code must do the work. Whatever the subject sends is bounded (`Bounds`):
 a frame too large, an item or a hand-in over its budget, too many calls to the doubles, or an
-item past its time ends the subject (`Lost`), costing that item only.
+item past its time ends the subject (`Lost`), costing that item only. Values are counted before
+they are parsed (wire.values_in): a frame or an item past its count of values ends the subject
+too, and the item's outcome is a value too large to judge (`unjudged`).
 
 A behaviour's `drive(subject, inputs)` (behaviour.py) uses a `Subject` like this:
 
@@ -63,6 +65,9 @@ class Bounds:
     item: int = 32_000_000  # bytes of all the messages of one behaviour
     hand_in: int = 128_000_000  # bytes of all the messages of one hand-in, every subject it took
     invokes: int = 20_000  # calls of doubles and proxies in one behaviour
+    # values (wire.values_in) of one message is wire.VALUES, 100,000; parsed, each is a Python object
+    item_values: int = 500_000  # of all the messages of one behaviour
+    hand_in_values: int = 4_000_000  # of all the messages of one hand-in
 
 
 COPIED = ("nano", "fixtures")  # what a subject's copy of a workspace holds: the package, its data
@@ -84,6 +89,7 @@ class Subject(Driving):
         self.unsafe, self.bounds, self.nice, self.startup = unsafe, bounds, nice, startup
         self.proc: subprocess.Popen | None = None
         self.sent = 0  # bytes read from every process of this hand-in so far
+        self.counted = 0  # values in them (wire.values_in)
         self.deadline: float | None = None
         self._clock: tuple[float, float, dict[int, float]] | None = None  # (start, seconds, CPU waits then)
         super().__init__()
@@ -129,7 +135,9 @@ class Subject(Driving):
         os.close(to_subject)
         os.close(from_subject)
         os.set_blocking(self._in, False)
-        self.reader = wire.Reader(self._out, self.bounds.frame, self.bounds.hand_in - self.sent)
+        self.reader = wire.Reader(self._out, self.bounds.frame, self.bounds.hand_in - self.sent,
+                                  self.bounds.hand_in_values - self.counted)
+        self.reader.since, self.reader.where = -self.counted, "all of the hand-in's messages"
         self.stood.clear()
 
     def alive(self) -> bool:
@@ -144,6 +152,7 @@ class Subject(Driving):
             return
         proc, self.proc = self.proc, None
         self.sent += self.reader.total
+        self.counted += self.reader.counted
         with contextlib.suppress(OSError):
             os.killpg(proc.pid, signal.SIGKILL)
         proc.wait()
@@ -184,6 +193,11 @@ class Subject(Driving):
         self._time(seconds)
         left = self.bounds.hand_in - self.sent - self.reader.total
         self.reader.budget = self.reader.total + max(0, min(self.bounds.item, left))
+        left = self.bounds.hand_in_values - self.counted - self.reader.counted
+        self.reader.values = self.reader.counted + max(0, min(self.bounds.item_values, left))
+        self.reader.since = self.reader.counted if self.bounds.item_values <= left else -self.counted
+        self.reader.where = ("one behaviour's messages" if self.bounds.item_values <= left
+                             else "all of the hand-in's messages")
         self.invokes = 0
         self.handlers.clear()
         try:
@@ -251,6 +265,9 @@ class Subject(Driving):
         while True:
             try:
                 got = self.reader.read(self.deadline)
+            except wire.TooLarge as exc:  # not parsed, so not answered: the item's outcome, and its end
+                self.unjudged = self.unjudged or exc.why
+                self._lose(f"it sent a value too large to judge ({exc.why.removeprefix(wire.TOO_LARGE)})")
             except wire.ProtocolError as exc:
                 self._lose(f"it sent too much or garbled its channel ({exc})")
             self.unjudged = self.unjudged or wire.past_bounds(got)

@@ -46,6 +46,7 @@ from autograder.limits import REFERENCE_WAIT
 PASSED, FAILED, LATE, HELD = "passed", "failed", "late", "held"
 REFERENCE = "reference"  # the student id the reference's draws are made for
 RECORD_LIMIT = 100_000  # characters of one behaviour's inputs, or of what was seen, kept in a record
+RECORD_TOTAL = 2_000_000  # characters of what was seen kept for one hand-in, all its behaviours together
 MESSAGE_LIMIT = 4_000  # characters of a judge's message kept (a page shows fewer)
 # A hand-in's own modules besides the six (nano/listing.py, say): as many, as large, as the check copies.
 OWN_MODULES, OWN_MODULE_SIZE = 16, 1_000_000
@@ -103,8 +104,10 @@ def run(workspace: Path, items: list[tuple[str, Behaviour]], seed: str, student:
     process, a fresh one after any is lost. The inputs come from `seed`, `student`, the hand-in's
     digest `hand_in` (behaviour.digest) and each behaviour's key. A behaviour not begun before
     `budget` seconds have passed is LATE. Which bound of trees.py a tree the subject left passed
-    (removed at its close) is added to `noted`."""
+    (removed at its close) is added to `noted`. What was seen is kept as the record keeps it
+    (`kept`), once judged: at most RECORD_LIMIT characters a behaviour, RECORD_TOTAL in all."""
     runs = []
+    room = RECORD_TOTAL
     deadline = time.monotonic() + budget
     subject = Subject(workspace, answers, unsafe=unsafe, bounds=bounds, nice=nice, startup=STARTUP)
     try:
@@ -115,7 +118,10 @@ def run(workspace: Path, items: list[tuple[str, Behaviour]], seed: str, student:
                 runs.append(Run(inputs, None, Verdict(key, LATE, did_not_finish(seconds, "the check's time for the "
                                                                                          "whole hand-in had run out"))))
                 continue
-            runs.append(one(subject, b, key, inputs, seconds))
+            done = one(subject, b, key, inputs, seconds)
+            seen, size = kept(done.seen, min(room, RECORD_LIMIT))
+            room -= size
+            runs.append(replace(done, seen=seen))
     finally:
         subject.close()
         if subject.passed and noted is not None:
@@ -375,15 +381,18 @@ def check_submission(job: Job, files: Mapping[str, str], answers: Mapping[str, s
 RECORD = "check.json"  # in a private course; COURSE/checks/<student>.json once merged
 
 
+def kept(value, room: int = RECORD_LIMIT) -> tuple[object, int]:
+    """(`value`, the characters of its JSON) if they are at most `room`, else (what says it was
+    not kept, 0): what a record keeps of a behaviour's inputs or of what was seen."""
+    text = json.dumps(value, ensure_ascii=False, default=repr)
+    return (value, len(text)) if len(text) <= room else ({"__large__": f"{len(text)} characters, not kept"}, 0)
+
+
 def write_record(path: Path, seed: str, student: str, runs: list[Run], hand_in: str) -> None:
     """What the check did to one hand-in, for the instructor, the feedback and `replay`: with the
     inputs, the digest of the hand-in they were drawn for (`hand_in`)."""
-    def bounded(value):
-        text = json.dumps(value, ensure_ascii=False)
-        return value if len(text) <= RECORD_LIMIT else {"__large__": f"{len(text)} characters, not kept"}
-
     data = {"seed": seed, "student": student, "digest": hand_in,
-            "behaviours": [{**r.verdict.plain(), "inputs": bounded(r.inputs), "seen": bounded(r.seen)} for r in runs]}
+            "behaviours": [{**r.verdict.plain(), "inputs": kept(r.inputs)[0], "seen": kept(r.seen)[0]} for r in runs]}
     path.write_text(json.dumps(data, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
 
 

@@ -79,7 +79,12 @@ class Channel:
     def send(self, message) -> None:
         data = wire.encode(message)
         if len(data) - wire.HEADER.size > wire.FRAME:  # the driver would not read it: what it was, instead
-            data = wire.encode(too_large(message, len(data) - wire.HEADER.size))
+            data = wire.encode(too_large(message, f"a value of {len(data) - wire.HEADER.size} bytes, over the "
+                                                  f"{wire.FRAME} a message may have"))
+        else:
+            values = wire.values_in(data[wire.HEADER.size:])
+            if values > wire.VALUES:  # nor this one, however few its bytes
+                data = wire.encode(too_large(message, wire.too_many(values).removeprefix(wire.TOO_LARGE)))
         with self.lock:
             wire.write_frame(self.fd_out, data)
 
@@ -379,10 +384,10 @@ def message_of(exc: BaseException) -> str:
     return str.__str__(text)[:MESSAGE] if isinstance(text, str) else ""
 
 
-def too_large(message, size: int):
+def too_large(message, what: str):
     """`message` (a Result or an Invoke) with its values replaced by a marker: they came to
-    `size` bytes, more than a message may have."""
-    why = wire.marker(f"{wire.TOO_LARGE}a value of {size} bytes, over the {wire.FRAME} a message may have")
+    `what` ("a value of 2000100 bytes, over ..."), more than a message may have."""
+    why = wire.marker(f"{wire.TOO_LARGE}{what}")
     if isinstance(message, wire.Invoke):
         return dataclasses.replace(message, args=[why], kwargs={}, refs=[None], kwrefs={})
     return dataclasses.replace(message, outcome={"value": why, "type": message.outcome.get("type")})

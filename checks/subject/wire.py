@@ -15,10 +15,12 @@ Values in messages are plain JSON. Where the driver means an object that lives i
 a value is {"$ref": n}; {"$message": {...}} asks the subject to build an
 `anthropic.types.Message` from that JSON. The subject marks what is not plain JSON as
 {"__unplain__": "module.Class"}, and a value past the wire's bounds (nested deeper than DEPTH,
-an int of more than DIGITS digits, a message over FRAME bytes) as {"__unplain__": "nested too
-deep"} or {"__unplain__": "too large: ..."}; the driver's `decode` marks them again whatever
-the subject sent, and `past_bounds` finds them: such a value is the hand-in's outcome, too deep
-or too large to judge.
+an int of more than DIGITS digits, a message over FRAME bytes or of more than VALUES values) as
+{"__unplain__": "nested too deep"} or {"__unplain__": "too large: ..."}; the driver's `decode`
+marks them again whatever the subject sent, and `past_bounds` finds them: such a value is the
+hand-in's outcome, too deep or too large to judge. A frame of more than VALUES values is counted
+before it is parsed (`values_in`) and refused whole (`TooLarge`): its bytes are within FRAME, but
+parsed they could be millions of Python objects (a list of 660,000 empty lists is 2 MB).
 
 Both sides use this file: the driver imports it as `checks.subject.wire`; the subject
 runs `harness.py` with a copy of this file beside it and imports nothing else of autograder.
@@ -28,6 +30,7 @@ import contextlib
 import json
 import math
 import os
+import re
 import select
 import socket
 import struct
@@ -38,6 +41,7 @@ HEADER = struct.Struct(">I")
 DEPTH = 60  # nesting a value from the subject may have; deeper parts become a marker
 DIGITS = 4000  # digits an int from the subject may have; a longer one becomes a marker
 FRAME = 2_000_000  # bytes of one message the driver reads; the subject sends a marker for a larger value
+VALUES = 100_000  # values (each list, dict, string, number...) one message may hold; the same, past it
 
 
 # --- requests: driver -> subject --------------------------------------------------------------
@@ -188,15 +192,28 @@ class ProtocolError(Exception):
     """The other side sent something that is not a message of this protocol, or too much."""
 
 
+class TooLarge(ProtocolError):
+    """A frame within the byte bound whose values are past a count of them (VALUES in one message,
+    or a Reader's budget): not parsed. `why` says so as a marker does ("too large: ...")."""
+
+    def __init__(self, why: str):
+        super().__init__(why)
+        self.why = why
+
+
 def encode(message) -> bytes:
     data = json.dumps({"$type": type(message).__name__, **asdict(message)}, ensure_ascii=False,
                       separators=(",", ":")).encode("utf-8", "surrogatepass")
     return HEADER.pack(len(data)) + data
 
 
-def decode(data: bytes, allowed=tuple(MESSAGES.values())):
+def decode(data: bytes, allowed=tuple(MESSAGES.values()), values: int | None = None):
     """The message in one frame's bytes, its values plain (see `clean`); ProtocolError for
-    anything else. Nothing else escapes it, whatever the bytes."""
+    anything else, TooLarge for more than VALUES values (`values`: `values_in(data)`, if counted
+    already), before any is parsed. Nothing else escapes it, whatever the bytes."""
+    values = values_in(data) if values is None else values
+    if values > VALUES:
+        raise TooLarge(too_many(values))
     try:
         raw = json.loads(data.decode("utf-8", "surrogatepass"), parse_constant=str, parse_int=_integer)
     except (ValueError, RecursionError, UnicodeDecodeError, MemoryError) as exc:
@@ -230,6 +247,30 @@ def marker(why: str) -> dict:
 def _integer(digits: str):
     """A JSON integer; one too long for Python's int() (4,300 digits) becomes a marker."""
     return int(digits) if len(digits) <= DIGITS else marker(f"{TOO_LARGE}an int of {len(digits)} digits")
+
+
+# A JSON string: what lies between its quotes is not counted (a string is one value, whatever it
+# holds). Where the bytes are JSON, these are exactly the strings json.loads reads; one never
+# closed runs to the end (json.loads stops there). Possessive, and always matching from a quote:
+# one pass, whatever the bytes (a quote then a million \" took a backtracking pattern hours).
+_STRING = re.compile(rb'"[^"\\]*+(?:\\.[^"\\]*+)*+(?:"|\\?\Z)', re.DOTALL)
+
+
+def values_in(data: bytes) -> int:
+    """How many values a frame's bytes hold, parsed, counted without parsing them: each list,
+    dict, string, number, true, false or null counts one, a dict's key and its value one. That is
+    one for the message, and one for each item of a list or a dict that is not empty: its commas,
+    and one. Spaces in an empty list or dict ("[ ]") count it as one item more, never fewer. The
+    strings set aside are at most twice VALUES (a key and its value are two strings): past them,
+    what looks like a comma or a bracket in a string counts too, more, never fewer."""
+    bare, _ = _STRING.subn(b'""', data, count=2 * VALUES + 1)
+    return (1 + bare.count(b",") + bare.count(b"[") + bare.count(b"{")
+            - bare.count(b"[]") - bare.count(b"{}"))
+
+
+def too_many(values: int, bound: int = VALUES, where: str = "one message") -> str:
+    """A marker's words for `values` values in `where`, past `bound`."""
+    return f"{TOO_LARGE}{values} values in {where}, over the {bound} it may hold"
 
 
 _SHAPES = {"args": list, "kwargs": dict, "refs": list, "kwrefs": dict, "outcome": dict, "handler": str,
@@ -298,12 +339,16 @@ def past_bounds(value) -> str | None:
 
 class Reader:
     """Reads frames from a pipe, never holding more than one frame of at most `limit` bytes, and
-    counting what it has read against `budget` bytes (ProtocolError past either)."""
+    counting what it has read against `budget` bytes (ProtocolError past either), and the values
+    of its frames (`values_in`) against `values` (TooLarge past it, the frame not parsed: the
+    words count from `since`, in `where`)."""
 
-    def __init__(self, fd: int, limit: int, budget: float = float("inf")):
-        self.fd, self.limit, self.budget = fd, limit, budget
+    def __init__(self, fd: int, limit: int, budget: float = float("inf"), values: float = float("inf")):
+        self.fd, self.limit, self.budget, self.values = fd, limit, budget, values
         self.buffer = bytearray()
         self.total = 0
+        self.counted = 0
+        self.since, self.where = 0, "its messages"
 
     def read(self, deadline: float | None = None, allowed=FROM_SUBJECT):
         """The next message; None at the end of the stream or when `deadline` (monotonic) passes
@@ -317,7 +362,11 @@ class Reader:
             if size is not None and len(self.buffer) >= HEADER.size + size:
                 data = bytes(self.buffer[HEADER.size:HEADER.size + size])
                 del self.buffer[:HEADER.size + size]
-                return decode(data, allowed)
+                count = values_in(data)
+                self.counted += count
+                if count <= VALUES and self.counted > self.values:
+                    raise TooLarge(too_many(self.counted - self.since, int(self.values - self.since), self.where))
+                return decode(data, allowed, count)
             wait = None if deadline is None else deadline - time.monotonic()
             if wait is not None and wait <= 0:
                 return None

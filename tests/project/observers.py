@@ -22,6 +22,14 @@ def drive_huge_text(subject, inputs):
     return {"got": subject.call("nano.m.huge_text"), "then": subject.call("nano.m.twice", 2)}
 
 
+def drive_many(subject, inputs):
+    return {"got": subject.call("nano.m.many"), "then": subject.call("nano.m.twice", 3)}
+
+
+def drive_many_forged(subject, inputs):
+    return {"got": subject.call("nano.m.many_forged")}
+
+
 def drive_exits_hard(subject, inputs):
     return {"got": subject.call("nano.m.exits_hard")}
 

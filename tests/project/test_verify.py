@@ -111,7 +111,9 @@ def test_the_driver_survives_what_student_code_does_to_its_subject(tmp_path):
              ("after", b(observers.drive_after)), ("exits", b(observers.drive_exits)),
              ("floods", b(observers.drive_floods)), ("after#2", b(observers.drive_twice, {"n": 5})),
              ("child", b(observers.drive_leaves_a_child, {"tag": "424242"})),
-             ("deep", b(observers.drive_deep)), ("huge_text", b(observers.drive_huge_text))]
+             ("deep", b(observers.drive_deep)), ("huge_text", b(observers.drive_huge_text)),
+             ("many", b(observers.drive_many)), ("many_forged", b(observers.drive_many_forged)),
+             ("after#3", b(observers.drive_twice, {"n": 6}))]
     runs = dict(zip([k for k, _ in items], independent.run(
         hostile_workspace(tmp_path), items, "seed", "s", answers={"ans0": "q = 1", "ans1": "q = 5\n1 / 0"},
         timeout=3, bounds=Bounds(item=8_000_000))))
@@ -129,6 +131,11 @@ def test_the_driver_survives_what_student_code_does_to_its_subject(tmp_path):
     assert runs["deep"].seen["then"]["value"] == 2
     assert state["huge_text"] == independent.FAILED and "too large to judge" in runs["huge_text"].verdict.message
     assert "3000" in runs["huge_text"].verdict.message and runs["huge_text"].seen["then"]["value"] == 4
+    # a value of a few bytes a part, whose parsed form is many objects: counted, never parsed
+    assert state["many"] == independent.FAILED and "150006 values in one message" in runs["many"].verdict.message
+    assert runs["many"].seen["then"]["value"] == 6
+    assert state["many_forged"] == independent.FAILED and "660006 values" in runs["many_forged"].verdict.message
+    assert runs["after#3"].seen["got"]["value"] == 12 and state["after#3"] == independent.PASSED
     assert state["exits_hard"] == independent.LATE and "died" in runs["exits_hard"].verdict.message
     assert state["deaf"] == independent.LATE and "ran past its time" in runs["deaf"].verdict.message
     assert state["after"] == independent.PASSED and Path(runs["after"].seen["cwd"]["value"]).name == "work"

@@ -8,6 +8,8 @@ too deep, or too large, to judge), and an ordinary one is not.
 
 import json
 import math
+import time
+import tracemalloc
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -159,3 +161,103 @@ def test_ordinary_values_are_not_past_the_bounds():
     assert wire.past_bounds(wire.clean(10 ** 4000)) == f"{wire.TOO_LARGE}an int of more than {wire.DIGITS} digits"
     assert wire.clean([math.inf, -math.inf, math.nan]) == ["inf", "-inf", "nan"]
     assert wire.clean({1: "a", None: "b", (1,): "c"}) == {"(int)": "a", "(NoneType)": "b", "(tuple)": "c"}
+
+
+# --- many small values within the byte bound (the decoded size: ~26 times the bytes) -----------
+
+def many_lists(count: int) -> bytes:
+    """A Result whose value is `count` empty lists: 3 bytes each on the wire, a list object each
+    once parsed."""
+    return frame('{"value":[' + ",".join(["[]"] * count) + '],"type":"list"}')
+
+
+def test_a_frame_of_660000_empty_lists_is_refused_before_it_is_parsed():
+    """The measured case: [[]] * 660_000 is 2 MB, under the frame's bound, but parsed and cleaned
+    it was 50 million objects and 2.3 GB in the grading process."""
+    data = many_lists(660_000)
+    assert len(data) < wire.FRAME
+    tracemalloc.start()
+    start = time.perf_counter()
+    try:
+        with pytest.raises(wire.TooLarge) as refused:
+            wire.decode(data, wire.FROM_SUBJECT)
+        took = time.perf_counter() - start
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert refused.value.why == wire.too_many(660_006) and refused.value.why.startswith(wire.TOO_LARGE)
+    assert isinstance(refused.value, wire.ProtocolError)
+    assert took < 0.5, f"counting took {took:.2f} s"
+    assert peak < 3 * len(data), f"counting took {peak >> 20} MB"
+
+
+def test_the_count_is_the_values_parsed_and_never_fewer():
+    for value in ([], {}, [[]], [[], {}], {"a": [1, 2, {"b": None}]}, ["[],{,", "\\\"[", "\udcff"], [[[]]] * 5,
+                  {"k": "v" * 10, "l": [True, False, 1.5, -2]}):
+        data = json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode("utf-8", "surrogatepass")
+        assert wire.values_in(data) == _count(value), value
+        spaced = json.dumps(value, indent=2, ensure_ascii=False).encode("utf-8", "surrogatepass")
+        assert wire.values_in(spaced) >= _count(value), value
+
+
+@SETTINGS
+@given(value=VALUES)
+def test_no_json_holds_more_values_than_counted(value):
+    for separators in ((",", ":"), (", ", ": ")):
+        data = json.dumps(value, separators=separators, ensure_ascii=False).encode("utf-8", "surrogatepass")
+        assert wire.values_in(data) >= _count(value)
+
+
+def _count(value) -> int:
+    """Values in `value`, as values_in counts them: a dict's key and its value, one."""
+    if isinstance(value, list):
+        return 1 + sum(_count(v) for v in value)
+    if isinstance(value, dict):
+        return 1 + sum(_count(v) for v in value.values())
+    return 1
+
+
+def test_a_message_at_the_count_is_parsed_and_one_past_it_is_too_large():
+    at = wire.VALUES - 6  # the message, its three fields, the outcome's two, then the list's items
+    message = wire.decode(many_lists(at), wire.FROM_SUBJECT)
+    assert len(message.outcome["value"]) == at and wire.past_bounds(message) is None
+    with pytest.raises(wire.TooLarge):
+        wire.decode(many_lists(at + 1), wire.FROM_SUBJECT)
+
+
+def test_a_string_of_commas_and_brackets_is_one_value():
+    message = wire.decode(frame(json.dumps({"value": "[],{" * 400_000, "type": "str"})), wire.FROM_SUBJECT)
+    assert wire.past_bounds(message) is None and len(message.outcome["value"]) == 1_600_000
+
+
+def test_a_reader_counts_values_against_its_budget_and_refuses_past_it():
+    import os
+    import threading
+
+    read, written = os.pipe()
+    small = wire.encode(wire.Result(1, {"value": [[]] * 10_000, "type": "list"}))  # 10,006 values
+    writer = threading.Thread(target=lambda: [wire.write_frame(written, small) for _ in range(3)])
+    writer.start()
+    try:
+        reader = wire.Reader(read, wire.FRAME, values=25_000)
+        reader.where = "one behaviour's messages"
+        for _ in range(2):
+            assert len(reader.read().outcome["value"]) == 10_000
+        with pytest.raises(wire.TooLarge) as refused:
+            reader.read()
+        assert refused.value.why == wire.too_many(30_018, 25_000, "one behaviour's messages")
+        assert reader.counted == 30_018
+    finally:
+        writer.join()
+        os.close(read)
+        os.close(written)
+
+
+@pytest.mark.parametrize("data", [b'"' + b'\\"' * 1_000_000, b'"' * 2_000_000, b'"\\' * 1_000_000, b"[" * 2_000_000,
+                                  b'["' + b"a\\\\" * 600_000 + b'"]', bytes(range(256)) * 7800])
+def test_counting_any_2_mb_takes_one_pass(data):
+    start = time.perf_counter()
+    wire.values_in(data)
+    assert time.perf_counter() - start < 0.5
+    with pytest.raises(wire.ProtocolError):
+        wire.decode(data, wire.FROM_SUBJECT)
