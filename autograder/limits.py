@@ -89,19 +89,34 @@ def from_environment(environ=os.environ) -> Limits:
 LIMITS = from_environment()
 
 
+# What student code leaves in a folder it may write (autograder/trees.py, sandbox/bwrap.py).
+TREE_DEPTH = 64  # levels of folders followed below a folder student code wrote; deeper ones are removed
+TREE_ENTRIES = 20_000  # files and folders followed there in all (a hand-in holds at most MAX_FILES); the rest are removed
+
+
 @dataclass(frozen=True)
 class SandboxLimits:
     """What one sandboxed process may use (sandbox/bwrap.py). Measured here: a sandboxed kernel that
     has imported anthropic, ipywidgets and matplotlib, drawn a plot and run a bash command peaks
     at 1.06 GB of address space and 13 threads, after 4.4 s of CPU. Memory and CPU are per
-    process: a bomb of `processes` processes could map `processes * memory` in all (only a cgroup
-    bounds the sum; none is delegated on CI). A kernel's CPU time stays well under `notebook`."""
+    process, except `sandbox_memory`: the memory all of one sandbox's processes charge together
+    (a cgroup's, bwrap.memory_group, where one can be made), which RLIMIT_AS does not bound (a
+    memfd or a shared memory segment holds memory no process maps; `processes` processes map
+    `processes * memory`). A kernel's CPU time stays well under `notebook`."""
 
     cpu: int = 300  # seconds of CPU per process (RLIMIT_CPU; SIGXCPU, then SIGKILL 5 s later)
     memory: int = 4 << 30  # bytes of address space per process (RLIMIT_AS)
     processes: int = 64  # processes and threads of the sandbox's user (RLIMIT_NPROC)
     file_size: int = 64 << 20  # bytes any one file may grow to (RLIMIT_FSIZE)
     tmp_size: int = 256 << 20  # bytes of the private /tmp (a tmpfs, held in memory)
+    tmp_files: int = 2 * TREE_ENTRIES  # files and folders the private /tmp may hold (its inodes,
+    #                                    whose kernel memory is not in tmp_size)
+    sandbox_memory: int = 2 << 30  # bytes all processes of one sandbox charge together (as root, a
+    #                     cgroup's memory limit: anonymous memory, memfds and shared memory, tmpfs
+    #                     pages, kernel memory such as inodes). A zygote's kernels share it: an
+    #                     honest kernel that imported the SDK charges 150-250 MB, and a student's
+    #                     kernels live one at a time (one a notebook; a restart ends the one
+    #                     before): even all six at once would charge 1.5 GB
     nice: int = 10  # CPU priority below the grader's (os.nice; as root, a cgroup weighted so:
     #                 bwrap.cpu_group): a hand-in burning CPU slows other hand-ins, never the
     #                 reference the check confirms itself with (0)
@@ -128,9 +143,6 @@ MAX_NOTEBOOK_VALUES = 500_000  # JSON values in one handed-in notebook (a lectur
 #                                one costs about 400 bytes of memory a value (12 million took 4.7 GB)
 CONNECT_TIMEOUT = 30  # seconds to reach a Dask scheduler
 
-# What student code leaves in a folder it may write (autograder/trees.py, sandbox/bwrap.py).
-TREE_DEPTH = 64  # levels of folders followed below a folder student code wrote; deeper ones are removed
-TREE_ENTRIES = 20_000  # files and folders followed there in all (a hand-in holds at most MAX_FILES); the rest are removed
 WRITE_SIZE = 256 << 20  # bytes each folder student code may write holds in all (as root: a tmpfs of this
 #                         size is mounted on it), so a hand-in's writes are bounded by the system
 WRITE_FILES = 2 * TREE_ENTRIES  # files and folders such a folder may hold (the tmpfs's inodes)

@@ -25,6 +25,11 @@ a cgroup can be made (as root), in one cgroup of the cpu controller for all such
 student code starts, together they take no more than that share of a CPU the grader's own
 processes (the reference's) want. Elsewhere only the nice value and the sandbox's autogroup are
 lowered (inside.py), which a process that starts a session of its own escapes.
+
+As root, each sandbox also runs in a memory cgroup of its own where one can be made
+(`memory_group`): all its processes together, a zygote's kernels included, charge at most
+`Limits.sandbox_memory`, counting what RLIMIT_AS does not (memfds, shared memory, its /tmp,
+kernel memory). Elsewhere only the per-process limits hold.
 """
 
 import contextlib
@@ -75,6 +80,7 @@ UID_LOCKS = Path("/run/nano-course-uids")
 INSIDE = (Path(__file__).parent / "inside.py").read_text()
 
 _owners: dict[Path, int] = {}  # folder handed over -> the sandbox uid that holds it
+_memory_groups: dict[int, Path] = {}  # sandbox uid -> its memory cgroup (memory_group)
 _reserved: set[int] = set()  # uids of live zygotes, whichever folders they hold now
 _serial = itertools.count()
 _choosing = threading.Lock()
@@ -117,8 +123,8 @@ def wrap(argv: list[str], *, workdir: Path, writable: Sequence[Path] = (), limit
             for folder in open_:
                 _hand_over(folder, uid)
     return _lowered(limits, _confined(open_, hide, limits, env) + [
-        sys.executable, "-S", "-c", INSIDE, "exec", str(limits.cpu), str(limits.memory),
-        str(limits.processes), str(limits.file_size), str(limits.nice), str(uid), str(workdir), *argv])
+        sys.executable, "-S", "-c", INSIDE, "exec", str(limits.tmp_files), str(limits.cpu), str(limits.memory),
+        str(limits.processes), str(limits.file_size), str(limits.nice), str(uid), str(workdir), *argv], uid)
 
 
 def limits(**changes) -> Limits:
@@ -132,7 +138,7 @@ def owner(folder: Path) -> int | None:
 
 
 def _confined(open_: Sequence[Path], hide: Sequence[Path], limits: Limits,
-              env: Mapping[str, str] | None, caps: Sequence[str] = ("CAP_SETUID", "CAP_SETGID")) -> list[str]:
+              env: Mapping[str, str] | None, caps: Sequence[str] = ("CAP_SETUID", "CAP_SETGID", "CAP_SYS_ADMIN")) -> list[str]:
     """bwrap and its options, up to the command: the sandbox's view, with the folders `open_`
     writable and the files `hide` unreadable, and its environment; as root, `caps` are
     all the capabilities its first process keeps (they go when it drops to a sandbox uid)."""
@@ -186,10 +192,118 @@ def _confined(open_: Sequence[Path], hide: Sequence[Path], limits: Limits,
     return args + ["--chdir", "/", "--"]
 
 
-def _lowered(limits: Limits, command: list[str]) -> list[str]:
-    """`command` (bwrap's), started in the CPU group of `limits.nice` where there is one."""
-    group = cpu_group(limits.nice)
-    return command if group is None else [sys.executable, "-S", "-c", LOWERED, str(group), *command]
+def _lowered(limits: Limits, command: list[str], uid: int) -> list[str]:
+    """`command` (bwrap's), started in the CPU group of `limits.nice` and in a memory group of
+    its own (the sandbox uid's, see memory_group), where there are ones."""
+    memory = memory_group(f"sandbox-{uid}", limits) if uid >= 0 else None
+    if memory is not None:
+        _memory_groups[uid] = memory.parent
+    cpu = cpu_group(limits.nice)
+    if memory is not None and "" in _hierarchies() and memory.is_relative_to(_hierarchies()[""]):
+        cpu = None  # cgroup v2: the memory group lies in the CPU group, whose weight it takes
+    groups = [str(g) for g in (cpu, memory) if g is not None]
+    return command if not groups else [sys.executable, "-S", "-c", LOWERED, *groups, "--", *command]
+
+
+@functools.cache
+def _hierarchies() -> dict[str, Path]:
+    """The cgroup this process is in, in each hierarchy it could make cgroups in: "cpu" and
+    "memory" (cgroup v1: a hierarchy per controller), "" (cgroup v2, the unified one)."""
+    mounts: dict[str, tuple[str, Path]] = {}  # key -> (the mount's root, its mount point)
+    with contextlib.suppress(OSError), open("/proc/self/mountinfo") as f:
+        for line in f:
+            fields = line.split()
+            kind, options = fields[fields.index("-") + 1], fields[fields.index("-") + 3].split(",")
+            for controller in ("cpu", "memory"):
+                if kind == "cgroup" and controller in options:
+                    mounts.setdefault(controller, (fields[3], Path(fields[4])))
+            if kind == "cgroup2":
+                mounts.setdefault("", (fields[3], Path(fields[4])))
+    found = {}
+    with contextlib.suppress(OSError), open("/proc/self/cgroup") as f:
+        for line in f:
+            _, controllers, path = line.rstrip("\n").split(":", 2)
+            for key in ({"cpu", "memory"} & set(controllers.split(","))) | ({""} if controllers == "" else set()):
+                if key in mounts and Path(path).is_relative_to(mounts[key][0]):
+                    found.setdefault(key, mounts[key][1] / Path(path).relative_to(mounts[key][0]))
+    return found
+
+
+def _enable(folder: Path, controller: str) -> None:
+    """cgroup v2: let `folder`'s children use `controller` (a cgroup's controllers are the ones its
+    parent enables for its children)."""
+    enabled = folder / "cgroup.subtree_control"
+    if controller not in enabled.read_text().split():
+        enabled.write_text(f"+{controller}")
+
+
+def memory_group(name: str, limits: Limits) -> Path | None:
+    """The cgroup.procs file of a memory cgroup for one sandbox (named `name`, sandbox-UID, after
+    its uid): CPU_GROUPS/NAME, below the cgroup this process is in, in the memory controller's own
+    hierarchy (cgroup v1: memory.limit_in_bytes, and memory.memsw.limit_in_bytes, swap included,
+    where swap is accounted), or CPU_GROUPS/nice-N/NAME in the unified one (cgroup v2:
+    memory.max, memory.swap.max 0, memory.oom.group: the whole sandbox is killed together), where
+    the memory controller can be enabled for it. Made (or taken back, from a sandbox of that
+    uid before) at each sandbox's start, with `limits.sandbox_memory`, and removed once its
+    processes have ended (_stop_user). Everything the sandbox's processes charge counts, whatever
+    no RLIMIT_AS sees: memfds, shared memory, its /tmp's pages, kernel memory (a tmpfs's inodes).
+    None where it cannot be made (not root, in a container whose cgroups are read-only, no memory
+    controller to use): only the per-process limits hold then."""
+    found = _hierarchies()
+    for key in ("memory", ""):
+        if key not in found:
+            continue
+        top = found[key] / CPU_GROUPS
+        group = (top / f"nice-{limits.nice}" if key == "" else top) / name
+        try:
+            if key == "":
+                for folder in (top.parent, top, group.parent):
+                    if folder != top.parent:
+                        folder.mkdir(mode=0o755, exist_ok=True)
+                    _enable(folder, "memory")
+            else:
+                top.mkdir(mode=0o755, exist_ok=True)
+            group.mkdir(mode=0o755, exist_ok=True)
+            size = str(limits.sandbox_memory)
+            if key == "":
+                (group / "memory.max").write_text(size)
+                for file, value in (("memory.swap.max", "0"), ("memory.oom.group", "1")):
+                    with contextlib.suppress(OSError):
+                        (group / file).write_text(value)
+            else:
+                with contextlib.suppress(OSError):  # memsw may not be below the new limit
+                    (group / "memory.memsw.limit_in_bytes").write_text(size)
+                (group / "memory.limit_in_bytes").write_text(size)
+                with contextlib.suppress(OSError):  # only where swap is accounted
+                    (group / "memory.memsw.limit_in_bytes").write_text(size)
+            return group / "cgroup.procs"
+        except OSError:
+            continue
+    return None
+
+
+@functools.cache
+def memory_limited() -> bool:
+    """Whether sandboxes here get a memory cgroup each (memory_group): one is made and removed."""
+    procs = memory_group(f"probe-{os.getpid()}", LIMITS) if os.geteuid() == 0 else None
+    if procs is not None:
+        procs.parent.rmdir()
+    return procs is not None
+
+
+def _remove_memory_group(uid: int) -> None:
+    """Remove the memory cgroup of `uid`'s sandbox once its last processes (root's: bwrap, which
+    may still be freeing the sandbox's /tmp) have ended, waiting a second at most; else a later
+    sandbox of that uid takes it back."""
+    group = _memory_groups.pop(uid, None)
+    for _ in range(20 if group is not None else 0):
+        try:
+            group.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.05)
 
 
 @functools.cache
@@ -204,40 +318,25 @@ def cpu_group(nice: int) -> Path | None:
     however many processes and sessions the others start, together they weigh as one process at
     their nice value. None where neither can be made (not root, or no cpu controller to use). Tasks in a cgroup other than the root are never put in
     autogroups, so `setsid` in a sandbox makes no new share."""
-    mounts: dict[str, tuple[str, Path]] = {}  # "cpu" (v1) or "" (v2) -> (the mount's root, its mount point)
-    with contextlib.suppress(OSError), open("/proc/self/mountinfo") as f:
-        for line in f:
-            fields = line.split()
-            kind, options = fields[fields.index("-") + 1], fields[fields.index("-") + 3].split(",")
-            if kind == "cgroup" and "cpu" in options:
-                mounts.setdefault("cpu", (fields[3], Path(fields[4])))
-            elif kind == "cgroup2":
-                mounts.setdefault("", (fields[3], Path(fields[4])))
-    with contextlib.suppress(OSError), open("/proc/self/cgroup") as f:
-        for line in f:
-            _, controllers, path = line.rstrip("\n").split(":", 2)
-            key = "cpu" if "cpu" in controllers.split(",") else "" if controllers == "" else None
-            if key not in mounts or not Path(path).is_relative_to(mounts[key][0]):
-                continue
-            parent = mounts[key][1] / Path(path).relative_to(mounts[key][0])
-            group = parent / CPU_GROUPS / f"nice-{nice}"
-            try:
-                for folder in (group.parent, group):
-                    if key == "":  # v2: a cgroup's controllers are the ones its parent enables
-                        enabled = folder.parent / "cgroup.subtree_control"
-                        if "cpu" not in enabled.read_text().split():
-                            enabled.write_text("+cpu")
-                    folder.mkdir(mode=0o755, exist_ok=True)
-                workers = machine_workers()
-                if key == "cpu":
-                    (group.parent / "cpu.shares").write_text(str(1024 * workers))
-                    (group / "cpu.shares").write_text(str(max(2, round(1024 / 1.25 ** nice))))
-                else:
-                    (group.parent / "cpu.weight").write_text(str(min(10_000, 100 * workers)))
-                    (group / "cpu.weight").write_text(str(max(1, round(100 / 1.25 ** nice))))
-                return group / "cgroup.procs"
-            except OSError:
-                continue
+    for key, parent in _hierarchies().items():
+        if key == "memory":
+            continue
+        group = parent / CPU_GROUPS / f"nice-{nice}"
+        try:
+            for folder in (group.parent, group):
+                if key == "":
+                    _enable(folder.parent, "cpu")
+                folder.mkdir(mode=0o755, exist_ok=True)
+            workers = machine_workers()
+            if key == "cpu":
+                (group.parent / "cpu.shares").write_text(str(1024 * workers))
+                (group / "cpu.shares").write_text(str(max(2, round(1024 / 1.25 ** nice))))
+            else:
+                (group.parent / "cpu.weight").write_text(str(min(10_000, 100 * workers)))
+                (group / "cpu.weight").write_text(str(max(1, round(100 / 1.25 ** nice))))
+            return group / "cgroup.procs"
+        except OSError:
+            continue
     return None
 
 
@@ -306,10 +405,10 @@ class Zygote:
         try:
             self.process = subprocess.Popen(
                 _lowered(limits, _confined(self.folders, sorted(self.hidden), limits, env,
-                                           caps=("CAP_SETUID", "CAP_SETGID", "CAP_KILL")) + [
-                    sys.executable, "-c", INSIDE, "zygote", str(theirs.fileno()), str(limits.cpu),
+                                           caps=("CAP_SETUID", "CAP_SETGID", "CAP_KILL", "CAP_SYS_ADMIN")) + [
+                    sys.executable, "-c", INSIDE, "zygote", str(limits.tmp_files), str(theirs.fileno()), str(limits.cpu),
                     str(limits.memory), str(limits.processes), str(limits.file_size), str(limits.nice),
-                    *preload]),
+                    *preload], self.uid),
                 pass_fds=[theirs.fileno()], stdin=subprocess.DEVNULL, stdout=stdout or subprocess.DEVNULL,
                 stderr=stderr or subprocess.DEVNULL, start_new_session=True)
             theirs.close()
@@ -426,8 +525,24 @@ def uid_block() -> range:
     with _claiming:
         if _claimed is None or _claimed[0] != os.getpid():
             _claimed = (os.getpid(), _claim())
+            first = FIRST_UID + _claimed[1] * UIDS_PER_PROCESS
+            _sweep_memory_groups(range(first, first + UIDS_PER_PROCESS))
     first = FIRST_UID + _claimed[1] * UIDS_PER_PROCESS
     return range(first, first + UIDS_PER_PROCESS)
+
+
+def _sweep_memory_groups(uids: range) -> None:
+    """Remove the memory cgroups a process that held `uids` before left behind (it ended before
+    its sandboxes' processes did, or was killed): those with no process left."""
+    found = _hierarchies()
+    tops = [found["memory"] / CPU_GROUPS] if "memory" in found else []
+    if "" in found:
+        with contextlib.suppress(OSError):
+            tops += [p for p in (found[""] / CPU_GROUPS).iterdir() if p.name.startswith("nice-")]
+    for top in tops:
+        for uid in uids:
+            with contextlib.suppress(OSError):
+                (top / f"sandbox-{uid}").rmdir()
 
 
 def _claim() -> int:
@@ -492,6 +607,7 @@ def _stop_user(uid: int) -> None:
                 if int(real.split()[1]) == uid:
                     alive.append(int(entry))
         if not alive:
+            _remove_memory_group(uid)
             return
         for pid in alive:
             try:

@@ -3,11 +3,13 @@ process under the sandbox's limits and drops it to the sandbox's uid, either onc
 command, or for each kernel of a student, forked from a zygote.
 
 Not imported by the grader: bwrap.py runs this file's source inside the sandbox, as root with
-no capability but CAP_SETUID and CAP_SETGID (and CAP_KILL for a zygote):
+no capability but CAP_SETUID and CAP_SETGID (and CAP_KILL for a zygote), and CAP_SYS_ADMIN
+only until it has bounded the inodes of the sandbox's /tmp (`bound_tmp`: bwrap mounts a tmpfs
+of a size, and no option of its bounds the inodes):
 
-- `python -S -c SOURCE exec cpu memory processes file_size nice uid workdir argv...`
+- `python -S -c SOURCE exec tmp_files cpu memory processes file_size nice uid workdir argv...`
   (bwrap.wrap): the limits, the CPU priority, the uid and the folder, then exec of `argv`.
-- `python -c SOURCE zygote control_fd cpu memory processes file_size nice module...` (bwrap.Zygote):
+- `python -c SOURCE zygote tmp_files control_fd cpu memory processes file_size nice module...` (bwrap.Zygote):
   import the modules named (the kernel and the SDK: no student code), say "ready" on the
   control socket, then answer each request there, a JSON object with a file descriptor
   attached, by forking. The child takes the limits, the request's uid and folder and runs the
@@ -16,6 +18,7 @@ no capability but CAP_SETUID and CAP_SETGID (and CAP_KILL for a zygote):
   end, the kernel is killed. Closing the control socket ends every kernel and the zygote.
 """
 
+import ctypes
 import gc
 import json
 import os
@@ -32,6 +35,27 @@ def limit(kind: int, soft: int, hard: int) -> None:
     if ceiling != resource.RLIM_INFINITY:
         soft, hard = min(soft, ceiling), min(hard, ceiling)
     resource.setrlimit(kind, (soft, hard))
+
+
+CAP_SYS_ADMIN = 21
+MS_NOSUID, MS_NODEV, MS_REMOUNT = 2, 4, 32
+
+
+def bound_tmp(files: int) -> None:
+    """Remount /tmp (bwrap's tmpfs, nosuid and nodev) to hold at most `files` inodes, then drop
+    CAP_SYS_ADMIN: its size bounds its pages, not the kernel memory of its files (1 KB or more
+    each). As root only (the capability is there); elsewhere, or if the remount fails, /tmp is
+    left as it is (the sandbox's memory cgroup, where there is one, still counts the inodes)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mount(b"tmpfs", b"/tmp", None, MS_REMOUNT | MS_NOSUID | MS_NODEV, f"nr_inodes={files}".encode())
+    header = (ctypes.c_uint32 * 2)(0x20080522, 0)  # _LINUX_CAPABILITY_VERSION_3, this process
+    data = (ctypes.c_uint32 * 6)()  # (effective, permitted, inheritable) x 2
+    if libc.capget(header, data) != 0:
+        raise OSError(ctypes.get_errno(), "capget")
+    for i in range(3):
+        data[i] &= ~(1 << CAP_SYS_ADMIN)
+    if libc.capset(header, data) != 0:
+        raise OSError(ctypes.get_errno(), "drop CAP_SYS_ADMIN")
 
 
 def kill(pid: int) -> None:
@@ -133,16 +157,18 @@ def become(request: dict, cpu: int, memory: int, processes: int, size: int, nice
 
 
 if __name__ == "__main__" and sys.argv[1] == "exec":
-    confine(*(int(a) for a in sys.argv[2:8]), sys.argv[8])
-    os.environ["PWD"] = sys.argv[8]
-    os.execvp(sys.argv[9], sys.argv[9:])
+    bound_tmp(int(sys.argv[2]))
+    confine(*(int(a) for a in sys.argv[3:9]), sys.argv[9])
+    os.environ["PWD"] = sys.argv[9]
+    os.execvp(sys.argv[10], sys.argv[10:])
 elif __name__ == "__main__":
-    control = socket.socket(fileno=int(sys.argv[2]))
-    cpu, memory, processes, size, nice = (int(a) for a in sys.argv[3:8])
+    bound_tmp(int(sys.argv[2]))
+    control = socket.socket(fileno=int(sys.argv[3]))
+    cpu, memory, processes, size, nice = (int(a) for a in sys.argv[4:9])
     del sys.path[0]  # "": the zygote's own folder, "/"; nothing is imported from a student's
     limit(resource.RLIMIT_AS, memory, memory)
     limit(resource.RLIMIT_CORE, 0, 0)
-    for name in sys.argv[8:]:
+    for name in sys.argv[9:]:
         __import__(name)
     gc.collect()
     gc.freeze()  # each kernel's collections skip what was imported here, and leave its pages shared

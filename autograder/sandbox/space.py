@@ -8,7 +8,7 @@ sockets' folder, the subject's folder. A write past it fails in the student's co
 nothing reaches the disk; and the mounts, invisible to every other process, go with the grading
 process however it ends, so a crashed run leaves none behind. Once the code has stopped, `room`
 gives the grader back room to write its own results there (nbgrader's graded notebook). The sandbox's own /tmp is a tmpfs
-already (bwrap's --size, SandboxLimits.tmp_size).
+already (bwrap's --size, SandboxLimits.tmp_size; inside.py bounds its inodes, tmp_files).
 
 Where there is no namespace of its own (not root, or a process that shares its mounts with the
 coordinator), `bounded` mounts nothing and says so: the writes are then bounded per file only.

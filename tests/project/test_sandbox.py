@@ -229,6 +229,42 @@ def test_a_memory_bomb_is_stopped_at_the_memory_limit(needs_bwrap, tmp_path, sta
     assert 0 < int(done.stdout) <= 512, "stopped before it got past the limit (MB)"
 
 
+@pytest.fixture
+def memory_cgroup(needs_bwrap):
+    """Skips where sandboxes get no memory cgroup (not root, or cgroups not writable here, as in
+    many containers): only the per-process limits hold there."""
+    if os.geteuid() != 0:
+        pytest.skip("a sandbox's memory cgroup is made only as root")
+    if not bwrap.memory_limited():
+        pytest.skip("no memory cgroup can be made here (the cgroup filesystem is read-only or has no "
+                    "memory controller to use)")
+
+
+def available_memory() -> int:
+    """The machine's MemAvailable, in MB."""
+    with open("/proc/meminfo") as info:
+        return next(int(line.split()[1]) >> 10 for line in info if line.startswith("MemAvailable:"))
+
+
+def test_memory_no_process_maps_is_stopped_at_the_sandboxs_memory_bound(memory_cgroup, tmp_path, started):
+    limits = bwrap.limits(sandbox_memory=512 << 20)
+    before = available_memory()
+    done = confined(payload("hoard_memfds.py"), tmp_path / "work", limits, started)
+    held = [int(line) for line in done.stdout.split() if line.isdigit()]
+    assert held and max(held) < 512, f"it held {max(held, default=0)} MB in memfds and shared memory"
+    assert done.returncode != 0 or "stopped" in done.stdout, "stopped (killed, or a write failed)"
+    assert before - available_memory() < 512, "what it held is freed with the sandbox"
+
+
+def test_the_private_tmp_holds_a_bounded_number_of_files(needs_bwrap, tmp_path, started):
+    if os.geteuid() != 0:
+        pytest.skip("/tmp's inodes are bounded only as root (the remount needs CAP_SYS_ADMIN)")
+    done = confined(payload("fill_tmp_with_files.py"), tmp_path / "work", bwrap.limits(tmp_files=1000), started)
+    assert done.returncode == 0, done.stderr
+    made, error = done.stdout.split(maxsplit=1)
+    assert int(made) < 1000 and error.strip() == os.strerror(28), done.stdout  # ENOSPC
+
+
 def test_a_2_gb_file_is_stopped_at_the_file_size_limit(needs_bwrap, tmp_path, started):
     writer = payload("big_file.py")
     done = confined(writer, tmp_path / "work", started=started)
