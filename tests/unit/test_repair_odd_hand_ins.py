@@ -10,12 +10,18 @@ from autograder.authoring import release
 from autograder.grading import grade
 
 
-def test_a_nano_file_nested_too_deeply_to_compile_does_not_parse(tmp_path):
+def stubbed(tmp_path):
+    """(release, hand-in) folders whose nano/*.py are all the same one-line stub."""
     given, work = tmp_path / "release", tmp_path / "work"
     for name in release.STUDENT_FILES:
         for folder in (given, work):
             (folder / name).parent.mkdir(parents=True, exist_ok=True)
             (folder / name).write_text("x = 1\n")
+    return given, work
+
+
+def test_a_nano_file_nested_too_deeply_to_compile_does_not_parse(tmp_path):
+    given, work = stubbed(tmp_path)
     (work / "nano" / "tools.py").write_text("x = " + "-" * 100_000 + "1\n")
     (work / "nano" / "gate.py").write_text("x = 1" + "+1" * 1_000_000 + "\n")
     said = [str(p) for p in grade.repair(work, given)]
@@ -43,11 +49,7 @@ def test_nbgrader_metadata_of_odd_types_is_an_edited_cell(tmp_path):
 
 
 def test_a_notebook_of_too_many_json_values_is_not_loaded_but_scores_0(tmp_path):
-    given, work = tmp_path / "release", tmp_path / "work"
-    for name in release.STUDENT_FILES:
-        for folder in (given, work):
-            (folder / name).parent.mkdir(parents=True, exist_ok=True)
-            (folder / name).write_text("x = 1\n")
+    given, work = stubbed(tmp_path)
     nbformat.write(notebook({}), given / "01-shape-of-an-agent.ipynb")
     fat = notebook({"junk": [[] for _ in range(grade.limits.MAX_NOTEBOOK_VALUES)]})
     (work / "01-shape-of-an-agent.ipynb").write_text(nbformat.writes(fat))
